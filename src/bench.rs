@@ -1,0 +1,129 @@
+//! Whole-program throughput figures for `scramblebot bench`: solves a seeded board set with one
+//! structure in one mode on one thread and reports boards per second. It owns the clock; the
+//! criterion benches in benches/ measure the same searches with statistics.
+
+use std::time::{Duration, Instant};
+
+use crate::dict::Trie;
+use crate::sample::BoardSet;
+use crate::score::{Bonuses, Rules};
+use crate::solve::{Lexicon, Solution, Solver, Tally};
+use crate::structures::{PrefixSet, SortedWords, Structure};
+
+/// What a solve produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Words and points only.
+    Score,
+    /// Every word with its path (what the bot uses).
+    Full,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Score => "score-only",
+            Mode::Full => "full",
+        }
+    }
+}
+
+/// One measurement.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Figure {
+    pub set: &'static str,
+    pub structure: &'static str,
+    pub mode: &'static str,
+    pub boards: usize,
+    pub seconds: f64,
+    pub boards_per_sec: f64,
+    /// Words and points summed over the set: equal across structures when answers are.
+    pub words: u64,
+    pub points: u64,
+}
+
+/// Builds the searchable form of `structure` once, so its build time is not measured.
+pub enum Built<'t> {
+    Trie(&'t Trie),
+    Sorted(SortedWords),
+    Prefixes(PrefixSet),
+}
+
+impl<'t> Built<'t> {
+    pub fn new(trie: &'t Trie, structure: Structure) -> Built<'t> {
+        match structure {
+            Structure::Trie => Built::Trie(trie),
+            Structure::Sorted => Built::Sorted(SortedWords::new(trie)),
+            Structure::Prefixes => Built::Prefixes(PrefixSet::new(trie)),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Built::Trie(_) => "trie",
+            Built::Sorted(_) => "sorted",
+            Built::Prefixes(_) => "prefixes",
+        }
+    }
+
+    /// Solves every board (after one untimed pass to warm caches) and times the second pass.
+    pub fn measure(
+        &self,
+        set: BoardSet,
+        boards: usize,
+        seed: u64,
+        mode: Mode,
+        rules: &Rules,
+    ) -> Figure {
+        let list = set.boards(boards, seed);
+        let (tally, elapsed) = match self {
+            Built::Trie(t) => time(*t, &list, mode, rules),
+            Built::Sorted(s) => time(s, &list, mode, rules),
+            Built::Prefixes(p) => time(p, &list, mode, rules),
+        };
+        let seconds = elapsed.as_secs_f64();
+        Figure {
+            set: set.name(),
+            structure: self.name(),
+            mode: mode.name(),
+            boards,
+            seconds,
+            boards_per_sec: boards as f64 / seconds.max(1e-9),
+            words: tally.0,
+            points: tally.1,
+        }
+    }
+}
+
+fn time<L: Lexicon>(
+    lexicon: &L,
+    boards: &[crate::Board],
+    mode: Mode,
+    rules: &Rules,
+) -> ((u64, u64), Duration) {
+    let mut solver = Solver::new(lexicon);
+    let bonuses = Bonuses::none();
+    let mut out = Solution::new(boards[0]);
+    let mut pass = || {
+        let mut sum = (0u64, 0u64);
+        for b in boards {
+            let t = match mode {
+                Mode::Score => solver.tally(b, rules, &bonuses),
+                Mode::Full => {
+                    solver.solve_into(b, rules, &bonuses, &mut out);
+                    Tally {
+                        words: out.len(),
+                        points: out.total_points(),
+                    }
+                }
+            };
+            sum.0 += t.words as u64;
+            sum.1 += t.points as u64;
+        }
+        sum
+    };
+    pass();
+    let start = Instant::now();
+    let sum = pass();
+    (sum, start.elapsed())
+}

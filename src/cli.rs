@@ -1,0 +1,355 @@
+//! The command line: clap types (their doc comments are the help text) and the commands that
+//! turn parsed arguments into calls on the library and output for people or machines. Logic
+//! that is not about arguments or output belongs in the library.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use scramblebot::bench::{Built, Mode};
+use scramblebot::board::tile_name;
+use scramblebot::sample::BoardSet;
+use scramblebot::structures::Structure;
+use scramblebot::{Board, Bonuses, Order, Rules, RulesKind, Solver, Trie};
+
+/// A bot for Boggle-style phone word games (Scramble With Friends): it solves a 4x4 board with
+/// a trie and enters every word on an Android phone over ADB.
+#[derive(Parser, Debug)]
+#[command(name = "scramblebot", version, propagate_version = true)]
+pub struct Cli {
+    /// Log more (-v info, -vv debug, -vvv trace) on stderr.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Find every word on a board, with its points and the path to swipe.
+    ///
+    /// The board is typed row by row, in any case: `lqreslusaticnren` (a lone q is the Qu
+    /// tile), `l qu r e s l u s a t i c n r e n`, or `LQuRE/SLUS/ATIC/NREN`. Boards of 3x3 to
+    /// 6x6 are accepted.
+    Solve(SolveArgs),
+    /// Measure solver throughput (boards per second, one thread) on seeded board sets.
+    Bench(BenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct DictArgs {
+    /// Word list to use instead of the built-in ENABLE: one word per line, any case, LF or
+    /// CRLF; lines that are not a-z words are skipped and counted.
+    #[arg(long, value_name = "PATH")]
+    pub dict: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SolveArgs {
+    /// The board: 16 letters (or 9, 25, 36), spaces and '/' between rows allowed.
+    #[arg(required = true, num_args = 1.., value_name = "BOARD")]
+    pub board: Vec<String>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Word order: longest first (then points), or most points first.
+    #[arg(long, value_enum, default_value_t = OrderArg::Longest)]
+    pub order: OrderArg,
+    /// Shortest word to report, in letters (Qu counts 2); default: 2 for scramble, 3 for boggle.
+    #[arg(long, value_name = "N")]
+    pub min_len: Option<usize>,
+    /// Scoring rules.
+    #[arg(long, value_enum, default_value_t = RulesArg::Scramble)]
+    pub rules: RulesArg,
+    /// Bonus tiles, as KIND@ROW,COL separated by commas (rows and columns from 0), KIND one
+    /// of DL, TL, DW, TW: e.g. `TL@0,0,TW@2,3`.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = false)]
+    pub bonus: Option<String>,
+    #[command(flatten)]
+    pub dict: DictArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Board set: uniform letters, New Boggle dice rolls, or boards near a near-optimal one.
+    #[arg(long, value_enum, default_value_t = SetArg::All)]
+    pub set: SetArg,
+    /// Boards per set.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub boards: u32,
+    /// What to compute: points only, every word with its path, or both.
+    #[arg(long, value_enum, default_value_t = ModeArg::Both)]
+    pub mode: ModeArg,
+    /// Dictionary structure the search walks: the trie, or one of the classic alternatives
+    /// (answers are checked against the trie's).
+    #[arg(long, value_enum, default_value_t = StructureArg::Trie)]
+    pub structure: StructureArg,
+    /// Seed of the board sets (default: each set's fixed seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Print JSON lines instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub dict: DictArgs,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum OrderArg {
+    Longest,
+    Score,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum RulesArg {
+    Scramble,
+    Boggle,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetArg {
+    Uniform,
+    Dice,
+    Near,
+    All,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModeArg {
+    Score,
+    Full,
+    Both,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum StructureArg {
+    Trie,
+    Sorted,
+    Prefixes,
+}
+
+/// A user's mistake in what they typed (exit code 2), as opposed to a failure (exit code 1).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct BadInput(#[from] pub anyhow::Error);
+
+/// The dictionary a command uses, with what to tell the user about it.
+struct Dictionary {
+    trie: Trie,
+    name: String,
+    load_us: u128,
+}
+
+fn load_dictionary(args: &DictArgs) -> anyhow::Result<Dictionary> {
+    let start = Instant::now();
+    let (trie, name) = match &args.dict {
+        None => (Trie::enable(), "ENABLE (built in)".to_owned()),
+        Some(path) => (Trie::load(path)?, path.display().to_string()),
+    };
+    let c = trie.counts();
+    if c.invalid + c.unplayable + c.duplicates > 0 {
+        tracing::info!(
+            invalid = c.invalid,
+            unplayable = c.unplayable,
+            duplicates = c.duplicates,
+            "skipped lines of {name}"
+        );
+    }
+    Ok(Dictionary {
+        trie,
+        name,
+        load_us: start.elapsed().as_micros(),
+    })
+}
+
+fn bad<E: std::error::Error + Send + Sync + 'static>(e: E) -> BadInput {
+    BadInput(anyhow::Error::new(e))
+}
+
+pub fn solve(args: SolveArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let board = Board::parse(&args.board.join(" ")).map_err(bad)?;
+    let mut rules = Rules::new(match args.rules {
+        RulesArg::Scramble => RulesKind::Scramble,
+        RulesArg::Boggle => RulesKind::Boggle,
+    });
+    if let Some(n) = args.min_len {
+        rules = rules.with_min_len(n).map_err(bad)?;
+    }
+    let bonuses = match &args.bonus {
+        Some(text) => Bonuses::parse(text, &board).map_err(bad)?,
+        None => Bonuses::none(),
+    };
+    rules.check_bonuses(&bonuses).map_err(bad)?;
+    let dict = load_dictionary(&args.dict)?;
+
+    let solve_start = Instant::now();
+    let mut solution = Solver::new(&dict.trie).solve(&board, &rules, &bonuses);
+    let order = match args.order {
+        OrderArg::Longest => Order::Longest,
+        OrderArg::Score => Order::Score,
+    };
+    solution.sort(order);
+    let solve_us = solve_start.elapsed().as_micros();
+
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let words: Vec<serde_json::Value> = solution
+            .words()
+            .map(|w| {
+                serde_json::json!({
+                    "word": w.text(),
+                    "points": w.points(),
+                    "path": w.path().iter().map(|p| [p.row(), p.col()]).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let value = serde_json::json!({
+            "board": board.to_string(),
+            "rules": rules.kind().name(),
+            "min_len": rules.min_len(),
+            "order": format!("{order:?}").to_lowercase(),
+            "bonuses": bonuses.iter().map(|(i, b)| {
+                let p = board.pos_of(i);
+                serde_json::json!({"kind": b.to_string(), "row": p.row(), "col": p.col()})
+            }).collect::<Vec<_>>(),
+            "dictionary": {"source": dict.name, "words": dict.trie.counts().words},
+            "words": words,
+            "word_count": solution.len(),
+            "total_points": solution.total_points(),
+            "timings_us": {
+                "dictionary": dict.load_us,
+                "solve": solve_us,
+                "total": started.elapsed().as_micros(),
+            },
+        });
+        serde_json::to_writer(&mut out, &value)?;
+        writeln!(out)?;
+    } else {
+        let width = solution
+            .words()
+            .map(|w| w.letters())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        writeln!(out, "board {board}")?;
+        for row in 0..board.side() {
+            let line: Vec<String> = (0..board.side())
+                .map(|col| {
+                    let i = row * board.side() + col;
+                    let name = tile_name(board.tiles()[i]);
+                    match bonuses.at(i) {
+                        Some(b) => format!("{name:<2}{b:<3}"),
+                        None => format!("{name:<5}"),
+                    }
+                })
+                .collect();
+            writeln!(out, "  {}", line.join(" ").trim_end())?;
+        }
+        writeln!(out)?;
+        writeln!(out, "{:<width$}  {:>6}  PATH (row,col)", "WORD", "POINTS")?;
+        for w in solution.words() {
+            let path: Vec<String> = w.path().iter().map(ToString::to_string).collect();
+            writeln!(
+                out,
+                "{:<width$}  {:>6}  {}",
+                w.text(),
+                w.points(),
+                path.join(" ")
+            )?;
+        }
+        writeln!(
+            out,
+            "\n{} words, {} points ({} rules, min length {}); solved in {:.2} ms; dictionary {} ({} words) loaded in {:.2} ms",
+            solution.len(),
+            solution.total_points(),
+            rules.kind().name(),
+            rules.min_len(),
+            solve_us as f64 / 1000.0,
+            dict.name,
+            dict.trie.counts().words,
+            dict.load_us as f64 / 1000.0,
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    let dict = load_dictionary(&args.dict)?;
+    let rules = Rules::boggle();
+    let structure = match args.structure {
+        StructureArg::Trie => Structure::Trie,
+        StructureArg::Sorted => Structure::Sorted,
+        StructureArg::Prefixes => Structure::Prefixes,
+    };
+    let sets: Vec<BoardSet> = match args.set {
+        SetArg::Uniform => vec![BoardSet::Uniform],
+        SetArg::Dice => vec![BoardSet::Dice],
+        SetArg::Near => vec![BoardSet::Near],
+        SetArg::All => BoardSet::ALL.to_vec(),
+    };
+    let modes: Vec<Mode> = match args.mode {
+        ModeArg::Score => vec![Mode::Score],
+        ModeArg::Full => vec![Mode::Full],
+        ModeArg::Both => vec![Mode::Score, Mode::Full],
+    };
+    let built = Built::new(&dict.trie, structure);
+    let reference =
+        (!matches!(structure, Structure::Trie)).then(|| Built::new(&dict.trie, Structure::Trie));
+    let boards = args.boards as usize;
+    let mut out = std::io::stdout().lock();
+    if !args.json {
+        writeln!(
+            out,
+            "dictionary {} ({} words), boggle rules, 1 thread, {boards} boards per set",
+            dict.name,
+            dict.trie.counts().words
+        )?;
+        writeln!(
+            out,
+            "{:<8} {:<9} {:<10} {:>12} {:>10} {:>12}",
+            "set", "structure", "mode", "boards/s", "words/bd", "points/bd"
+        )?;
+    }
+    for &set in &sets {
+        let seed = args.seed.unwrap_or(set.default_seed());
+        for &mode in &modes {
+            let fig = built.measure(set, boards, seed, mode, &rules);
+            if let Some(reference) = &reference {
+                let want = reference.measure(set, boards, seed, mode, &rules);
+                anyhow::ensure!(
+                    (want.words, want.points) == (fig.words, fig.points),
+                    "{} gave {} words / {} points on the {} set, the trie {} / {}",
+                    fig.structure,
+                    fig.words,
+                    fig.points,
+                    fig.set,
+                    want.words,
+                    want.points
+                );
+            }
+            if args.json {
+                serde_json::to_writer(&mut out, &fig)?;
+                writeln!(out)?;
+            } else {
+                writeln!(
+                    out,
+                    "{:<8} {:<9} {:<10} {:>12.0} {:>10.1} {:>12.1}",
+                    fig.set,
+                    fig.structure,
+                    fig.mode,
+                    fig.boards_per_sec,
+                    fig.words as f64 / boards as f64,
+                    fig.points as f64 / boards as f64
+                )?;
+            }
+            out.flush()?;
+        }
+    }
+    if reference.is_some() && !args.json {
+        writeln!(out, "answers identical to the trie's on every set")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,47 @@
+//! The scramblebot binary: parses the command line, sets up logging once, runs the command and
+//! turns its result into an exit code: 0 ok, 2 bad input (what the user typed), 1 any other
+//! failure. Errors print their whole cause chain on one line.
+
+#![forbid(unsafe_code)]
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let level = match args.verbose {
+        0 => tracing::Level::WARN,
+        1 => tracing::Level::INFO,
+        2 => tracing::Level::DEBUG,
+        _ => tracing::Level::TRACE,
+    };
+    tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .init();
+    let result = match args.command {
+        cli::Command::Solve(a) => cli::solve(a),
+        cli::Command::Bench(a) => cli::bench(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // A closed pipe (`scramblebot solve ... | head`) is not an error worth a message.
+            if err.chain().any(|e| {
+                e.downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {err:#}");
+            if err.is::<cli::BadInput>() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}

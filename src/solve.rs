@@ -1,0 +1,438 @@
+//! The solver: a depth-first search over the board walked in step with a dictionary, so a
+//! path is abandoned as soon as no word starts with what it spells. It owns finding words,
+//! choosing each word's path and ordering the result; it does no I/O and keeps no clock.
+//!
+//! The search is generic over `Lexicon`, the one question it asks of a dictionary ("does any
+//! word continue this prefix with this tile?"), so the trie and the two structures the classic
+//! essays compare it with (a sorted list searched by bisection, a hash set of every prefix) run
+//! exactly the same search and must give exactly the same answers.
+//!
+//! Each distinct word is reported once. Of its paths, the one kept scores the most (bonus tiles
+//! make paths differ), then has the fewest diagonal steps (every step is one pitch straight or
+//! 1.41 diagonally, and all paths of a word have as many steps, so this is the shortest swipe),
+//! then comes first in the search, which meets paths in lexicographic order of their cells.
+
+use std::cmp::Ordering;
+
+use crate::board::{Adjacency, Board, MAX_CELLS, Pos};
+use crate::dict::{Node, QU, Trie};
+use crate::score::{Bonuses, Rules};
+
+/// What the search asks of a dictionary. A cursor stands for a prefix that some word starts
+/// with; ids tell words apart so each is reported once.
+pub trait Lexicon {
+    type Cursor: Copy;
+    /// The empty prefix.
+    fn root(&self) -> Self::Cursor;
+    /// The prefix extended by `tile`, if any word starts with it.
+    fn step(&self, at: &Self::Cursor, tile: u8) -> Option<Self::Cursor>;
+    /// The id of the word that ends at this prefix, if one does.
+    fn word(&self, at: &Self::Cursor) -> Option<u32>;
+    /// Whether any word is longer than this prefix (else the search need not look further).
+    fn has_longer(&self, at: &Self::Cursor) -> bool;
+    /// One more than the largest id `word` returns.
+    fn id_bound(&self) -> usize;
+}
+
+/// A trie node and its index (the index is the word's id).
+#[derive(Clone, Copy)]
+pub struct TrieCursor {
+    idx: u32,
+    node: Node,
+}
+
+impl Lexicon for Trie {
+    type Cursor = TrieCursor;
+    #[inline(always)]
+    fn root(&self) -> TrieCursor {
+        TrieCursor {
+            idx: 0,
+            node: self.nodes()[0],
+        }
+    }
+    #[inline(always)]
+    fn step(&self, at: &TrieCursor, tile: u8) -> Option<TrieCursor> {
+        if at.node.children() & (1 << tile) == 0 {
+            return None;
+        }
+        let idx = at.node.child(tile);
+        Some(TrieCursor {
+            idx,
+            node: self.nodes()[idx as usize],
+        })
+    }
+    #[inline(always)]
+    fn word(&self, at: &TrieCursor) -> Option<u32> {
+        at.node.is_word().then_some(at.idx)
+    }
+    #[inline(always)]
+    fn has_longer(&self, at: &TrieCursor) -> bool {
+        at.node.children() != 0
+    }
+    fn id_bound(&self) -> usize {
+        self.node_count()
+    }
+}
+
+/// How to order a solution's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Order {
+    /// Longest first (in letters), then most points, then alphabetical.
+    #[default]
+    Longest,
+    /// Most points first, then longest, then alphabetical.
+    Score,
+}
+
+/// One word as found: its points, its letters and where its path lies in the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    points: u32,
+    start: u32,
+    tiles: u8,
+    letters: u8,
+}
+
+/// Every word found on a board, each with one path. Paths live in one arena, so a solve makes
+/// no allocation per word; `words()` gives them out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    board: Board,
+    entries: Vec<Entry>,
+    cells: Vec<u8>,
+    total: u32,
+}
+
+/// One word of a solution.
+#[derive(Clone, Copy, Debug)]
+pub struct FoundWord<'s> {
+    board: &'s Board,
+    cells: &'s [u8],
+    points: u32,
+    letters: usize,
+}
+
+impl FoundWord<'_> {
+    /// The word, lowercase.
+    pub fn text(&self) -> String {
+        crate::dict::tiles_to_string(&self.tiles())
+    }
+    /// The tiles it spells (0..=25, `q` for Qu).
+    pub fn tiles(&self) -> Vec<u8> {
+        self.tile_iter().collect()
+    }
+    fn tile_iter(&self) -> impl Iterator<Item = u8> + '_ {
+        self.cells.iter().map(|&c| self.board.tiles()[c as usize])
+    }
+    /// Its path, one position per tile.
+    pub fn path(&self) -> Vec<Pos> {
+        self.cells
+            .iter()
+            .map(|&c| self.board.pos_of(c as usize))
+            .collect()
+    }
+    pub fn points(&self) -> u32 {
+        self.points
+    }
+    /// Length in letters (the Qu tile counts 2).
+    pub fn letters(&self) -> usize {
+        self.letters
+    }
+    /// Number of diagonal steps in its path.
+    pub fn diagonals(&self) -> usize {
+        diagonals(self.board.side(), self.cells)
+    }
+}
+
+impl Solution {
+    pub fn new(board: Board) -> Solution {
+        Solution {
+            board,
+            entries: Vec::new(),
+            cells: Vec::new(),
+            total: 0,
+        }
+    }
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    /// Number of distinct words.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+    /// Points of all words together.
+    pub fn total_points(&self) -> u32 {
+        self.total
+    }
+    /// The words in their current order (search order until `sort`).
+    pub fn words(&self) -> impl ExactSizeIterator<Item = FoundWord<'_>> + '_ {
+        self.entries.iter().map(|e| self.found(e))
+    }
+
+    fn found(&self, e: &Entry) -> FoundWord<'_> {
+        FoundWord {
+            board: &self.board,
+            cells: &self.cells[e.start as usize..e.start as usize + e.tiles as usize],
+            points: e.points,
+            letters: e.letters as usize,
+        }
+    }
+
+    /// Puts the words in `order`. Ties end alphabetically, so the order is total.
+    pub fn sort(&mut self, order: Order) {
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.sort_by(|a, b| compare(order, &self.found(a), &self.found(b)));
+        self.entries = entries;
+    }
+
+    fn clear(&mut self, board: Board) {
+        self.board = board;
+        self.entries.clear();
+        self.cells.clear();
+        self.total = 0;
+    }
+}
+
+/// Words and points only: what score-only mode counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Tally {
+    pub words: usize,
+    pub points: u32,
+}
+
+/// Per-word bookkeeping of one solve: the solve it was last found in, and either its entry
+/// (full mode) or its best points so far (score-only mode).
+#[derive(Clone, Copy, Default)]
+struct Mark {
+    generation: u32,
+    slot: u32,
+}
+
+/// A reusable solver over one dictionary. Reusing it across boards avoids clearing its
+/// per-word marks: a generation counter tells this solve's marks from older ones.
+pub struct Solver<'d, L: Lexicon = Trie> {
+    lexicon: &'d L,
+    marks: Vec<Mark>,
+    generation: u32,
+    adjacency: Adjacency,
+}
+
+impl<'d, L: Lexicon> Solver<'d, L> {
+    pub fn new(lexicon: &'d L) -> Self {
+        Solver {
+            lexicon,
+            marks: vec![Mark::default(); lexicon.id_bound()],
+            generation: 0,
+            adjacency: Adjacency::new(4),
+        }
+    }
+
+    /// Every word on `board` with its best path, in search order (see `Solution::sort`).
+    pub fn solve(&mut self, board: &Board, rules: &Rules, bonuses: &Bonuses) -> Solution {
+        let mut out = Solution::new(*board);
+        self.solve_into(board, rules, bonuses, &mut out);
+        out
+    }
+
+    /// `solve`, reusing `out`'s buffers.
+    pub fn solve_into(
+        &mut self,
+        board: &Board,
+        rules: &Rules,
+        bonuses: &Bonuses,
+        out: &mut Solution,
+    ) {
+        out.clear(*board);
+        let tally = self.run::<true>(board, rules, bonuses, out);
+        debug_assert_eq!(tally.points, out.total);
+    }
+
+    /// Counts words and points without recording paths: the fastest mode.
+    pub fn tally(&mut self, board: &Board, rules: &Rules, bonuses: &Bonuses) -> Tally {
+        let mut scratch = Solution::new(*board);
+        self.run::<false>(board, rules, bonuses, &mut scratch)
+    }
+
+    fn run<const FULL: bool>(
+        &mut self,
+        board: &Board,
+        rules: &Rules,
+        bonuses: &Bonuses,
+        out: &mut Solution,
+    ) -> Tally {
+        if self.adjacency.side() != board.side() {
+            self.adjacency = Adjacency::new(board.side());
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.marks.fill(Mark::default());
+            self.generation = 1;
+        }
+        let mut search = Search::<L, FULL> {
+            lexicon: self.lexicon,
+            marks: &mut self.marks,
+            generation: self.generation,
+            adjacency: &self.adjacency,
+            rules,
+            side: board.side(),
+            tiles: [0; MAX_CELLS],
+            value: [0; MAX_CELLS],
+            factor: [1; MAX_CELLS],
+            width: [1; MAX_CELLS],
+            path: [0; MAX_CELLS],
+            out,
+            tally: Tally::default(),
+        };
+        for (i, &t) in board.tiles().iter().enumerate() {
+            search.tiles[i] = t;
+            (search.value[i], search.factor[i]) = rules.tile_terms(t, bonuses.at(i));
+            search.width[i] = if t == QU { 2 } else { 1 };
+        }
+        let root = self.lexicon.root();
+        for cell in 0..board.cells() {
+            if let Some(at) = self.lexicon.step(&root, search.tiles[cell]) {
+                let w = search.width[cell];
+                search.visit(
+                    cell,
+                    at,
+                    0,
+                    1 << cell,
+                    w as usize,
+                    search.value[cell],
+                    search.factor[cell],
+                );
+            }
+        }
+        search.tally
+    }
+}
+
+/// The state of one solve, so the recursion passes only what changes along a path.
+struct Search<'a, L: Lexicon, const FULL: bool> {
+    lexicon: &'a L,
+    marks: &'a mut [Mark],
+    generation: u32,
+    adjacency: &'a Adjacency,
+    rules: &'a Rules,
+    side: usize,
+    tiles: [u8; MAX_CELLS],
+    /// Each tile's value with its letter bonus.
+    value: [u32; MAX_CELLS],
+    /// Each tile's word-bonus factor.
+    factor: [u32; MAX_CELLS],
+    /// Letters on each tile: 2 for Qu.
+    width: [u8; MAX_CELLS],
+    path: [u8; MAX_CELLS],
+    out: &'a mut Solution,
+    tally: Tally,
+}
+
+impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
+    #[allow(clippy::too_many_arguments)]
+    fn visit(
+        &mut self,
+        cell: usize,
+        at: L::Cursor,
+        depth: usize,
+        used: u64,
+        letters: usize,
+        sum: u32,
+        factor: u32,
+    ) {
+        self.path[depth] = cell as u8;
+        if let Some(id) = self.lexicon.word(&at) {
+            if letters >= self.rules.min_len() {
+                let points = self.rules.points(letters, sum, factor);
+                self.found(id, depth + 1, letters, points);
+            }
+        }
+        if !self.lexicon.has_longer(&at) {
+            return;
+        }
+        let adjacency = self.adjacency;
+        for &next in adjacency.of(cell) {
+            let next = next as usize;
+            if used & (1 << next) != 0 {
+                continue;
+            }
+            if let Some(child) = self.lexicon.step(&at, self.tiles[next]) {
+                self.visit(
+                    next,
+                    child,
+                    depth + 1,
+                    used | 1 << next,
+                    letters + self.width[next] as usize,
+                    sum + self.value[next],
+                    factor * self.factor[next],
+                );
+            }
+        }
+    }
+
+    fn found(&mut self, id: u32, tiles: usize, letters: usize, points: u32) {
+        let mark = &mut self.marks[id as usize];
+        if mark.generation != self.generation {
+            mark.generation = self.generation;
+            self.tally.words += 1;
+            self.tally.points += points;
+            if FULL {
+                mark.slot = self.out.entries.len() as u32;
+                self.out.entries.push(Entry {
+                    points,
+                    start: self.out.cells.len() as u32,
+                    tiles: tiles as u8,
+                    letters: letters as u8,
+                });
+                self.out.cells.extend_from_slice(&self.path[..tiles]);
+                self.out.total += points;
+            } else {
+                mark.slot = points;
+            }
+            return;
+        }
+        if FULL {
+            let entry = &mut self.out.entries[mark.slot as usize];
+            let kept = &mut self.out.cells[entry.start as usize..][..tiles];
+            let better = match points.cmp(&entry.points) {
+                Ordering::Greater => true,
+                Ordering::Less => false,
+                Ordering::Equal => {
+                    diagonals(self.side, &self.path[..tiles]) < diagonals(self.side, kept)
+                }
+            };
+            if better {
+                self.tally.points += points - entry.points;
+                self.out.total += points - entry.points;
+                entry.points = points;
+                kept.copy_from_slice(&self.path[..tiles]);
+            }
+        } else if points > mark.slot {
+            self.tally.points += points - mark.slot;
+            mark.slot = points;
+        }
+    }
+}
+
+/// Diagonal steps along a path of cells on a board of `side`.
+fn diagonals(side: usize, cells: &[u8]) -> usize {
+    cells
+        .windows(2)
+        .filter(|w| {
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            a / side != b / side && a % side != b % side
+        })
+        .count()
+}
+
+/// Compares two found words in `order`; ties end alphabetically.
+fn compare(order: Order, a: &FoundWord<'_>, b: &FoundWord<'_>) -> Ordering {
+    let first = match order {
+        Order::Longest => b.letters.cmp(&a.letters).then(b.points.cmp(&a.points)),
+        Order::Score => b.points.cmp(&a.points).then(b.letters.cmp(&a.letters)),
+    };
+    // Tile order is letter order: every q is followed by u, so "qu" sorts as one letter would.
+    first.then_with(|| a.tile_iter().cmp(b.tile_iter()))
+}
