@@ -66,7 +66,7 @@ impl<'t> Built<'t> {
         }
     }
 
-    /// Solves every board (after one untimed pass to warm caches) and times the second pass.
+    /// Solves every board once untimed, then `PASSES` times timed, and keeps the fastest pass.
     pub fn measure(
         &self,
         set: BoardSet,
@@ -103,7 +103,7 @@ fn time<L: Lexicon>(
 ) -> ((u64, u64), Duration) {
     let mut solver = Solver::new(lexicon);
     let bonuses = Bonuses::none();
-    let mut out = Solution::new(boards[0]);
+    let mut out = Solution::new(crate::Board::from_tiles(&[0; 16]).expect("16 tiles"));
     let mut pass = || {
         let mut sum = (0u64, 0u64);
         for b in boards {
@@ -122,8 +122,18 @@ fn time<L: Lexicon>(
         }
         sum
     };
-    pass();
-    let start = Instant::now();
     let sum = pass();
-    (sum, start.elapsed())
+    let best = (0..PASSES)
+        .map(|_| {
+            let start = Instant::now();
+            pass();
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default();
+    (sum, best)
 }
+
+/// Timed passes over a set; the fastest is reported, the pass least disturbed by whatever
+/// else the machine was doing (the first, untimed pass warms the caches).
+pub const PASSES: usize = 5;

@@ -303,9 +303,10 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     if !args.json {
         writeln!(
             out,
-            "dictionary {} ({} words), boggle rules, 1 thread, {boards} boards per set",
+            "dictionary {} ({} words), boggle rules, 1 thread, {boards} boards per set, best of {} passes",
             dict.name,
-            dict.trie.counts().words
+            dict.trie.counts().words,
+            scramblebot::bench::PASSES
         )?;
         writeln!(
             out,

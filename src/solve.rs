@@ -10,7 +10,12 @@
 //! Each distinct word is reported once. Of its paths, the one kept scores the most (bonus tiles
 //! make paths differ), then has the fewest diagonal steps (every step is one pitch straight or
 //! 1.41 diagonally, and all paths of a word have as many steps, so this is the shortest swipe),
-//! then comes first in the search, which meets paths in lexicographic order of their cells.
+//! then has the lexicographically smallest cells, so the answer never depends on search order.
+//!
+//! The inner loop never tries a neighbour whose tile cannot continue the prefix: per board it
+//! precomputes, for each cell, the tiles next to it and which neighbours hold each tile, and
+//! intersects that with the dictionary's continuations, stepping the dictionary once per tile
+//! even when several neighbours show it.
 
 use std::cmp::Ordering;
 
@@ -28,8 +33,9 @@ pub trait Lexicon {
     fn step(&self, at: &Self::Cursor, tile: u8) -> Option<Self::Cursor>;
     /// The id of the word that ends at this prefix, if one does.
     fn word(&self, at: &Self::Cursor) -> Option<u32>;
-    /// Whether any word is longer than this prefix (else the search need not look further).
-    fn has_longer(&self, at: &Self::Cursor) -> bool;
+    /// The tiles that may continue this prefix, as bits (bit `t` for tile `t`); a superset
+    /// is allowed (`step` decides), 0 means no word is longer than the prefix.
+    fn next_tiles(&self, at: &Self::Cursor) -> u32;
     /// One more than the largest id `word` returns.
     fn id_bound(&self) -> usize;
 }
@@ -66,8 +72,8 @@ impl Lexicon for Trie {
         at.node.is_word().then_some(at.idx)
     }
     #[inline(always)]
-    fn has_longer(&self, at: &TrieCursor) -> bool {
-        at.node.children() != 0
+    fn next_tiles(&self, at: &TrieCursor) -> u32 {
+        at.node.children()
     }
     fn id_bound(&self) -> usize {
         self.node_count()
@@ -91,6 +97,7 @@ struct Entry {
     start: u32,
     tiles: u8,
     letters: u8,
+    diagonals: u8,
 }
 
 /// Every word found on a board, each with one path. Paths live in one arena, so a solve makes
@@ -203,30 +210,37 @@ pub struct Tally {
     pub points: u32,
 }
 
-/// Per-word bookkeeping of one solve: the solve it was last found in, and either its entry
-/// (full mode) or its best points so far (score-only mode).
-#[derive(Clone, Copy, Default)]
-struct Mark {
-    generation: u32,
-    slot: u32,
-}
-
-/// A reusable solver over one dictionary. Reusing it across boards avoids clearing its
-/// per-word marks: a generation counter tells this solve's marks from older ones.
+/// A reusable solver over one dictionary.
+///
+/// Which words a solve has found is one bit per word id: 48 KB for ENABLE's trie, small
+/// enough to stay in cache (a word-sized mark per id would be 3 MB and miss on most finds).
+/// Only the bits a solve set are cleared after it, so a solve costs nothing per id.
 pub struct Solver<'d, L: Lexicon = Trie> {
     lexicon: &'d L,
-    marks: Vec<Mark>,
-    generation: u32,
+    found: Vec<u64>,
+    /// Per found id: its entry (full mode) or its best points (score-only mode); read only on
+    /// a second find.
+    slots: Vec<u32>,
+    /// The ids whose bits this solve set.
+    found_ids: Vec<u32>,
     adjacency: Adjacency,
+    /// Per cell: the tiles on its neighbours, as bits.
+    near_tiles: [u32; MAX_CELLS],
+    /// Per cell and tile: the neighbours showing that tile, as cell bits. Only the entries
+    /// named by `near_tiles` are current; the rest are left over from earlier boards.
+    near_cells: Box<[[u64; 26]; MAX_CELLS]>,
 }
 
 impl<'d, L: Lexicon> Solver<'d, L> {
     pub fn new(lexicon: &'d L) -> Self {
         Solver {
             lexicon,
-            marks: vec![Mark::default(); lexicon.id_bound()],
-            generation: 0,
+            found: vec![0; lexicon.id_bound().div_ceil(64)],
+            slots: vec![0; lexicon.id_bound()],
+            found_ids: Vec::new(),
             adjacency: Adjacency::new(4),
+            near_tiles: [0; MAX_CELLS],
+            near_cells: Box::new([[0; 26]; MAX_CELLS]),
         }
     }
 
@@ -266,16 +280,26 @@ impl<'d, L: Lexicon> Solver<'d, L> {
         if self.adjacency.side() != board.side() {
             self.adjacency = Adjacency::new(board.side());
         }
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.marks.fill(Mark::default());
-            self.generation = 1;
+        let tiles = board.tiles();
+        for cell in 0..board.cells() {
+            self.near_tiles[cell] = 0;
+            for &n in self.adjacency.of(cell) {
+                let t = tiles[n as usize] as usize;
+                if self.near_tiles[cell] & (1 << t) == 0 {
+                    self.near_tiles[cell] |= 1 << t;
+                    self.near_cells[cell][t] = 0;
+                }
+                self.near_cells[cell][t] |= 1 << n;
+            }
         }
         let mut search = Search::<L, FULL> {
             lexicon: self.lexicon,
-            marks: &mut self.marks,
-            generation: self.generation,
-            adjacency: &self.adjacency,
+            found: &mut self.found,
+            slots: &mut self.slots,
+            found_ids: &mut self.found_ids,
+            varying: !bonuses.is_empty(),
+            near_tiles: &self.near_tiles,
+            near_cells: &self.near_cells,
             rules,
             side: board.side(),
             tiles: [0; MAX_CELLS],
@@ -306,16 +330,24 @@ impl<'d, L: Lexicon> Solver<'d, L> {
                 );
             }
         }
-        search.tally
+        let tally = search.tally;
+        for id in self.found_ids.drain(..) {
+            self.found[id as usize / 64] &= !(1 << (id % 64));
+        }
+        tally
     }
 }
 
 /// The state of one solve, so the recursion passes only what changes along a path.
 struct Search<'a, L: Lexicon, const FULL: bool> {
     lexicon: &'a L,
-    marks: &'a mut [Mark],
-    generation: u32,
-    adjacency: &'a Adjacency,
+    found: &'a mut [u64],
+    slots: &'a mut [u32],
+    found_ids: &'a mut Vec<u32>,
+    /// Whether a word's points can differ between its paths (bonus tiles).
+    varying: bool,
+    near_tiles: &'a [u32; MAX_CELLS],
+    near_cells: &'a [[u64; 26]; MAX_CELLS],
     rules: &'a Rules,
     side: usize,
     tiles: [u8; MAX_CELLS],
@@ -342,87 +374,136 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
         sum: u32,
         factor: u32,
     ) {
-        self.path[depth] = cell as u8;
-        if let Some(id) = self.lexicon.word(&at) {
+        self.arrive(cell, &at, depth, letters, sum, factor);
+        // First step into every child this cell can reach, then descend: the children's loads
+        // are independent, so the processor overlaps their cache misses instead of waiting
+        // for each in turn (the search is bound by memory latency, not arithmetic).
+        let mut todo = self.lexicon.next_tiles(&at) & self.near_tiles[cell];
+        let mut children: [(L::Cursor, u64); 8] = [(at, 0); 8];
+        let mut count = 0;
+        while todo != 0 {
+            let tile = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            let cells = self.near_cells[cell][tile] & !used;
+            if cells == 0 {
+                continue;
+            }
+            if let Some(child) = self.lexicon.step(&at, tile as u8) {
+                children[count] = (child, cells);
+                count += 1;
+            }
+        }
+        for &(child, mut cells) in &children[..count] {
+            let leaf = self.lexicon.next_tiles(&child) == 0;
+            while cells != 0 {
+                let next = cells.trailing_zeros() as usize;
+                cells &= cells - 1;
+                let (letters, sum, factor) = (
+                    letters + self.width[next] as usize,
+                    sum + self.value[next],
+                    factor * self.factor[next],
+                );
+                if leaf {
+                    // A word no longer word continues: record it here rather than recurse.
+                    self.arrive(next, &child, depth + 1, letters, sum, factor);
+                } else {
+                    self.visit(
+                        next,
+                        child,
+                        depth + 1,
+                        used | 1 << next,
+                        letters,
+                        sum,
+                        factor,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Steps onto `cell` with the prefix `at`: records the word that ends there, if any.
+    #[inline(always)]
+    fn arrive(
+        &mut self,
+        cell: usize,
+        at: &L::Cursor,
+        depth: usize,
+        letters: usize,
+        sum: u32,
+        factor: u32,
+    ) {
+        if FULL {
+            self.path[depth] = cell as u8;
+        }
+        if let Some(id) = self.lexicon.word(at) {
             if letters >= self.rules.min_len() {
                 let points = self.rules.points(letters, sum, factor);
                 self.found(id, depth + 1, letters, points);
             }
         }
-        if !self.lexicon.has_longer(&at) {
-            return;
-        }
-        let adjacency = self.adjacency;
-        for &next in adjacency.of(cell) {
-            let next = next as usize;
-            if used & (1 << next) != 0 {
-                continue;
-            }
-            if let Some(child) = self.lexicon.step(&at, self.tiles[next]) {
-                self.visit(
-                    next,
-                    child,
-                    depth + 1,
-                    used | 1 << next,
-                    letters + self.width[next] as usize,
-                    sum + self.value[next],
-                    factor * self.factor[next],
-                );
-            }
-        }
     }
 
     fn found(&mut self, id: u32, tiles: usize, letters: usize, points: u32) {
-        let mark = &mut self.marks[id as usize];
-        if mark.generation != self.generation {
-            mark.generation = self.generation;
+        let (word, bit) = (id as usize / 64, 1u64 << (id % 64));
+        if self.found[word] & bit == 0 {
+            self.found[word] |= bit;
+            self.found_ids.push(id);
             self.tally.words += 1;
             self.tally.points += points;
             if FULL {
-                mark.slot = self.out.entries.len() as u32;
+                self.slots[id as usize] = self.out.entries.len() as u32;
+                let path = &self.path[..tiles];
                 self.out.entries.push(Entry {
                     points,
                     start: self.out.cells.len() as u32,
                     tiles: tiles as u8,
                     letters: letters as u8,
+                    diagonals: diagonals(self.side, path) as u8,
                 });
-                self.out.cells.extend_from_slice(&self.path[..tiles]);
+                self.out.cells.extend_from_slice(path);
                 self.out.total += points;
             } else {
-                mark.slot = points;
+                self.slots[id as usize] = points;
             }
             return;
         }
         if FULL {
-            let entry = &mut self.out.entries[mark.slot as usize];
+            let entry = &mut self.out.entries[self.slots[id as usize] as usize];
             let kept = &mut self.out.cells[entry.start as usize..][..tiles];
+            let new = &self.path[..tiles];
             let better = match points.cmp(&entry.points) {
                 Ordering::Greater => true,
                 Ordering::Less => false,
                 Ordering::Equal => {
-                    diagonals(self.side, &self.path[..tiles]) < diagonals(self.side, kept)
+                    let d = diagonals(self.side, new) as u8;
+                    (d, new) < (entry.diagonals, &*kept)
                 }
             };
             if better {
                 self.tally.points += points - entry.points;
                 self.out.total += points - entry.points;
                 entry.points = points;
-                kept.copy_from_slice(&self.path[..tiles]);
+                entry.diagonals = diagonals(self.side, new) as u8;
+                kept.copy_from_slice(new);
             }
-        } else if points > mark.slot {
-            self.tally.points += points - mark.slot;
-            mark.slot = points;
+        } else if self.varying {
+            let best = &mut self.slots[id as usize];
+            if points > *best {
+                self.tally.points += points - *best;
+                *best = points;
+            }
         }
     }
 }
 
-/// Diagonal steps along a path of cells on a board of `side`.
+/// Diagonal steps along a path of cells on a board of `side`. Consecutive cells touch, so a
+/// step is straight exactly when the cells are 1 or `side` apart.
 fn diagonals(side: usize, cells: &[u8]) -> usize {
     cells
         .windows(2)
         .filter(|w| {
-            let (a, b) = (w[0] as usize, w[1] as usize);
-            a / side != b / side && a % side != b % side
+            let d = (w[0] as usize).abs_diff(w[1] as usize);
+            d != 1 && d != side
         })
         .count()
 }

@@ -10,6 +10,9 @@ use crate::board::MAX_CELLS;
 use crate::dict::Trie;
 use crate::solve::Lexicon;
 
+/// Every tile, as `Lexicon::next_tiles` bits.
+const ANY_TILE: u32 = (1 << 26) - 1;
+
 /// Which structure a search walks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Structure {
@@ -64,9 +67,14 @@ impl Lexicon for SortedWords {
     fn word(&self, at: &Range) -> Option<u32> {
         (self.words[at.lo as usize].len() == at.depth as usize).then_some(at.lo)
     }
-    fn has_longer(&self, at: &Range) -> bool {
+    fn next_tiles(&self, at: &Range) -> u32 {
+        // A sorted list cannot say which tiles follow without scanning; it can say whether any.
         let exact = self.words[at.lo as usize].len() == at.depth as usize;
-        at.hi - at.lo > exact as u32
+        if at.hi - at.lo > exact as u32 {
+            ANY_TILE
+        } else {
+            0
+        }
     }
     fn id_bound(&self) -> usize {
         self.words.len()
@@ -134,8 +142,8 @@ impl Lexicon for PrefixSet {
     fn word(&self, at: &Spelled) -> Option<u32> {
         at.info.word
     }
-    fn has_longer(&self, at: &Spelled) -> bool {
-        at.info.longer
+    fn next_tiles(&self, at: &Spelled) -> u32 {
+        if at.info.longer { ANY_TILE } else { 0 }
     }
     fn id_bound(&self) -> usize {
         self.words
