@@ -261,8 +261,9 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<()> {
         }
         writeln!(
             out,
-            "\n{} words, {} points ({} rules, min length {}); solved in {:.2} ms; dictionary {} ({} words) loaded in {:.2} ms",
+            "\n{} word{}, {} points ({} rules, min length {}); solved in {:.2} ms; dictionary {} ({} words) loaded in {:.2} ms",
             solution.len(),
+            if solution.len() == 1 { "" } else { "s" },
             solution.total_points(),
             rules.kind().name(),
             rules.min_len(),

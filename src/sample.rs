@@ -127,13 +127,41 @@ mod tests {
 
     #[test]
     fn dice_boards_use_each_die_once() {
+        // Tile i can come from die d if d has that face; a board is a roll when tiles and dice
+        // can be matched one to one (augmenting paths, as a letter is on several dice).
+        fn assign(
+            tile: usize,
+            tiles: &[u8],
+            owner: &mut [Option<usize>; 16],
+            seen: &mut [bool; 16],
+        ) -> bool {
+            for d in 0..16 {
+                if !seen[d]
+                    && NEW_BOGGLE_DICE[d]
+                        .as_bytes()
+                        .contains(&(b'a' + tiles[tile]))
+                {
+                    seen[d] = true;
+                    if owner[d].is_none_or(|other| assign(other, tiles, owner, seen)) {
+                        owner[d] = Some(tile);
+                        return true;
+                    }
+                }
+            }
+            false
+        }
         for board in BoardSet::Dice.boards(100, 7) {
-            let mut dice: Vec<&str> = NEW_BOGGLE_DICE.to_vec();
-            for &t in board.tiles() {
-                let i = dice.iter().position(|d| d.as_bytes().contains(&(b'a' + t)));
-                dice.remove(i.expect("every tile is some remaining die's face"));
+            let mut owner = [None; 16];
+            for tile in 0..16 {
+                assert!(
+                    assign(tile, board.tiles(), &mut owner, &mut [false; 16]),
+                    "{board}"
+                );
             }
         }
+        // And a board no roll can make is told apart: sixteen z.
+        let mut owner = [None; 16];
+        assert!(!(0..16).all(|t| assign(t, &[25; 16], &mut owner, &mut [false; 16])));
     }
 
     #[test]

@@ -250,7 +250,7 @@ mod tests {
         assert_eq!(ENABLE_TEXT.len(), 1_743_328);
         assert_eq!(h, FNV_OF_ENABLE);
     }
-    const FNV_OF_ENABLE: u64 = 0;
+    const FNV_OF_ENABLE: u64 = 0x69d3_ba18_d9bb_dd24;
 
     #[test]
     fn every_enable_word_is_in_the_trie_and_nothing_else() {

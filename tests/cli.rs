@@ -1,0 +1,229 @@
+//! The real binary, run as a user runs it: output, JSON, exit codes and error messages.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn scramblebot(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        .args(args)
+        // Run from elsewhere: nothing may be looked up relative to the working directory.
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("scramblebot-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+#[test]
+fn solve_prints_a_table_longest_first_and_a_summary() {
+    let out = scramblebot(&["solve", "lqreslusaticnren"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let rows: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("WORD"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(rows.len() > 100, "{stdout}");
+    let lengths: Vec<usize> = rows
+        .iter()
+        .map(|r| r.split_whitespace().next().unwrap().len())
+        .collect();
+    assert!(
+        lengths.windows(2).all(|w| w[0] >= w[1]),
+        "not longest first"
+    );
+    assert!(stdout.contains("board LQuRE/SLUS/ATIC/NREN"));
+    let summary = stdout.lines().last().unwrap();
+    assert!(
+        summary.starts_with(&format!("{} words, ", rows.len())),
+        "{summary}"
+    );
+    assert!(summary.contains("ENABLE"), "{summary}");
+}
+
+#[test]
+fn solve_json_is_one_object_with_paths() {
+    let out = scramblebot(&[
+        "solve",
+        "--json",
+        "--order",
+        "score",
+        "--bonus",
+        "TL@0,0,TW@2,3",
+        "LQuRE/SLUS/ATIC/NREN",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(v["board"], "LQuRE/SLUS/ATIC/NREN");
+    assert_eq!(v["rules"], "scramble");
+    let words = v["words"].as_array().unwrap();
+    assert_eq!(words.len() as u64, v["word_count"].as_u64().unwrap());
+    let points: Vec<u64> = words
+        .iter()
+        .map(|w| w["points"].as_u64().unwrap())
+        .collect();
+    assert!(points.windows(2).all(|w| w[0] >= w[1]), "not by score");
+    assert_eq!(
+        points.iter().sum::<u64>(),
+        v["total_points"].as_u64().unwrap()
+    );
+    for w in words {
+        let word = w["word"].as_str().unwrap();
+        let tiles = w["path"].as_array().unwrap().len();
+        assert_eq!(tiles + word.matches("qu").count(), word.len(), "{w}");
+    }
+    assert_eq!(v["bonuses"].as_array().unwrap().len(), 2);
+    assert!(v["timings_us"]["solve"].is_u64());
+}
+
+#[test]
+fn bad_input_exits_2_with_the_reason_on_one_line() {
+    // (args, message)
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["solve", "lqreslusaticnre"],
+            "error: expected 16 tiles (4x4) or a square count (9, 25 or 36), got 15",
+        ),
+        (
+            &["solve", "abcdeféghijklmno"],
+            "error: tile 7 'é' is not a letter",
+        ),
+        (
+            &["solve", "--bonus", "TL@9,9", "abcdefghijklmnop"],
+            "error: bonus TL@9,9 is off the 4x4 board",
+        ),
+        (
+            &[
+                "solve",
+                "--rules",
+                "boggle",
+                "--bonus",
+                "TL@0,0",
+                "abcdefghijklmnop",
+            ],
+            "error: boggle rules have no bonus tiles",
+        ),
+        (
+            &["solve", "--min-len", "0", "abcdefghijklmnop"],
+            "error: minimum word length 0 is out of range",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = scramblebot(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.starts_with(message), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+    // clap's own usage errors are bad input too.
+    assert_eq!(scramblebot(&["solve"]).status.code(), Some(2));
+    assert_eq!(
+        scramblebot(&["solve", "--order", "random", "abcdefghijklmnop"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_missing_word_list_is_a_failure_with_its_cause() {
+    let out = scramblebot(&[
+        "solve",
+        "--dict",
+        "/nonexistent/words.txt",
+        "abcdefghijklmnop",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr).trim_end(),
+        "error: cannot read word list /nonexistent/words.txt: No such file or directory (os error 2)"
+    );
+}
+
+#[test]
+fn any_word_list_works_and_odd_lines_are_skipped() {
+    let list = temp_file("words.txt", b"CAT\r\nact\r\nit's\r\n\r\ntac\r\nqat\r\n");
+    let out = scramblebot(&[
+        "solve",
+        "--json",
+        "--dict",
+        list.to_str().unwrap(),
+        "cat/zzz/zzz",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let words: Vec<&str> = v["words"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["word"].as_str().unwrap())
+        .collect();
+    assert_eq!(words, ["cat", "tac"]);
+    assert_eq!(v["dictionary"]["words"], 3);
+    let empty = temp_file("empty.txt", b"123\n");
+    let out = scramblebot(&["solve", "--dict", empty.to_str().unwrap(), "cat/zzz/zzz"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("has no playable words"));
+}
+
+#[test]
+fn boggle_rules_and_min_len() {
+    let out = scramblebot(&["solve", "--json", "--rules", "boggle", "cat/zzz/zzz"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["word_count"].as_u64(), v["total_points"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let out = scramblebot(&["solve", "--json", "--min-len", "3", "cat/zzz/zzz"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["word_count"], 1);
+}
+
+#[test]
+fn bench_runs_every_structure_and_checks_its_answers() {
+    for structure in ["trie", "sorted", "prefixes"] {
+        let out = scramblebot(&[
+            "bench",
+            "--boards",
+            "20",
+            "--structure",
+            structure,
+            "--json",
+        ]);
+        assert!(out.status.success(), "{structure}: {}", text(&out.stderr));
+        let lines: Vec<serde_json::Value> = text(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 6, "3 sets x 2 modes");
+        for l in &lines {
+            assert_eq!(l["structure"], structure);
+            assert!(l["boards_per_sec"].as_f64().unwrap() > 0.0);
+        }
+    }
+    let out = scramblebot(&["bench", "--boards", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn help_describes_the_board_syntax() {
+    let out = scramblebot(&["solve", "--help"]);
+    let help = text(&out.stdout);
+    assert!(
+        help.contains("LQuRE/SLUS/ATIC/NREN") && help.contains("--bonus"),
+        "{help}"
+    );
+}
