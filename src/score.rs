@@ -327,7 +327,8 @@ mod tests {
         let board = Board::parse("catsqxyzeeeeeeee").unwrap();
         let rules = Rules::scramble();
         // (bonuses, path, points)
-        let cases: &[(&str, &[(usize, usize)], u32)] = &[
+        type Case<'a> = (&'a str, &'a [(usize, usize)], u32);
+        let cases: &[Case] = &[
             ("", &[(0, 0), (0, 1)], 1),                // "ca": 2 letters score 1
             ("DW@0,0", &[(0, 0), (0, 1)], 2),          // ... times the word bonus
             ("TL@0,0", &[(0, 0), (0, 1)], 1),          // letter bonuses do not count for 2 letters

@@ -435,11 +435,11 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
         if FULL {
             self.path[depth] = cell as u8;
         }
-        if let Some(id) = self.lexicon.word(at) {
-            if letters >= self.rules.min_len() {
-                let points = self.rules.points(letters, sum, factor);
-                self.found(id, depth + 1, letters, points);
-            }
+        if let Some(id) = self.lexicon.word(at)
+            && letters >= self.rules.min_len()
+        {
+            let points = self.rules.points(letters, sum, factor);
+            self.found(id, depth + 1, letters, points);
         }
     }
 
