@@ -223,6 +223,9 @@ pub struct Solver<'d, L: Lexicon = Trie> {
     slots: Vec<u32>,
     /// The ids whose bits this solve set.
     found_ids: Vec<u32>,
+    /// Per depth, the children a visit steps into before descending (see `Search::visit`);
+    /// kept here so no visit pays to initialise its own.
+    batches: Vec<[(L::Cursor, u64); 8]>,
     adjacency: Adjacency,
     /// Per cell: the tiles on its neighbours, as bits.
     near_tiles: [u32; MAX_CELLS],
@@ -238,6 +241,7 @@ impl<'d, L: Lexicon> Solver<'d, L> {
             found: vec![0; lexicon.id_bound().div_ceil(64)],
             slots: vec![0; lexicon.id_bound()],
             found_ids: Vec::new(),
+            batches: vec![[(lexicon.root(), 0); 8]; MAX_CELLS],
             adjacency: Adjacency::new(4),
             near_tiles: [0; MAX_CELLS],
             near_cells: Box::new([[0; 26]; MAX_CELLS]),
@@ -297,6 +301,7 @@ impl<'d, L: Lexicon> Solver<'d, L> {
             found: &mut self.found,
             slots: &mut self.slots,
             found_ids: &mut self.found_ids,
+            batches: &mut self.batches,
             varying: !bonuses.is_empty(),
             near_tiles: &self.near_tiles,
             near_cells: &self.near_cells,
@@ -344,6 +349,7 @@ struct Search<'a, L: Lexicon, const FULL: bool> {
     found: &'a mut [u64],
     slots: &'a mut [u32],
     found_ids: &'a mut Vec<u32>,
+    batches: &'a mut [[(L::Cursor, u64); 8]],
     /// Whether a word's points can differ between its paths (bonus tiles).
     varying: bool,
     near_tiles: &'a [u32; MAX_CELLS],
@@ -370,16 +376,15 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
         at: L::Cursor,
         depth: usize,
         used: u64,
-        letters: usize,
+        len: usize,
         sum: u32,
         factor: u32,
     ) {
-        self.arrive(cell, &at, depth, letters, sum, factor);
+        self.arrive(cell, &at, depth, len, sum, factor);
         // First step into every child this cell can reach, then descend: the children's loads
         // are independent, so the processor overlaps their cache misses instead of waiting
         // for each in turn (the search is bound by memory latency, not arithmetic).
         let mut todo = self.lexicon.next_tiles(&at) & self.near_tiles[cell];
-        let mut children: [(L::Cursor, u64); 8] = [(at, 0); 8];
         let mut count = 0;
         while todo != 0 {
             let tile = todo.trailing_zeros() as usize;
@@ -389,61 +394,63 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
                 continue;
             }
             if let Some(child) = self.lexicon.step(&at, tile as u8) {
-                children[count] = (child, cells);
+                self.batches[depth][count] = (child, cells);
                 count += 1;
             }
         }
-        for &(child, mut cells) in &children[..count] {
+        for k in 0..count {
+            let (child, mut cells) = self.batches[depth][k];
             let leaf = self.lexicon.next_tiles(&child) == 0;
             while cells != 0 {
                 let next = cells.trailing_zeros() as usize;
                 cells &= cells - 1;
-                let (letters, sum, factor) = (
-                    letters + self.width[next] as usize,
+                // Full mode also counts the path's diagonal steps, packed above the letters.
+                let diagonal = if FULL {
+                    let d = cell.abs_diff(next);
+                    usize::from(d != 1 && d != self.side) * DIAGONAL
+                } else {
+                    0
+                };
+                let (len, sum, factor) = (
+                    len + self.width[next] as usize + diagonal,
                     sum + self.value[next],
                     factor * self.factor[next],
                 );
                 if leaf {
                     // A word no longer word continues: record it here rather than recurse.
-                    self.arrive(next, &child, depth + 1, letters, sum, factor);
+                    self.arrive(next, &child, depth + 1, len, sum, factor);
                 } else {
-                    self.visit(
-                        next,
-                        child,
-                        depth + 1,
-                        used | 1 << next,
-                        letters,
-                        sum,
-                        factor,
-                    );
+                    self.visit(next, child, depth + 1, used | 1 << next, len, sum, factor);
                 }
             }
         }
     }
 
     /// Steps onto `cell` with the prefix `at`: records the word that ends there, if any.
+    /// `len` is the letters so far plus, in full mode, `DIAGONAL` per diagonal step.
     #[inline(always)]
     fn arrive(
         &mut self,
         cell: usize,
         at: &L::Cursor,
         depth: usize,
-        letters: usize,
+        len: usize,
         sum: u32,
         factor: u32,
     ) {
         if FULL {
             self.path[depth] = cell as u8;
         }
+        let letters = len % DIAGONAL;
         if let Some(id) = self.lexicon.word(at)
             && letters >= self.rules.min_len()
         {
             let points = self.rules.points(letters, sum, factor);
-            self.found(id, depth + 1, letters, points);
+            self.found(id, depth + 1, letters, (len / DIAGONAL) as u8, points);
         }
     }
 
-    fn found(&mut self, id: u32, tiles: usize, letters: usize, points: u32) {
+    fn found(&mut self, id: u32, tiles: usize, letters: usize, diagonals: u8, points: u32) {
         let (word, bit) = (id as usize / 64, 1u64 << (id % 64));
         if self.found[word] & bit == 0 {
             self.found[word] |= bit;
@@ -458,7 +465,7 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
                     start: self.out.cells.len() as u32,
                     tiles: tiles as u8,
                     letters: letters as u8,
-                    diagonals: diagonals(self.side, path) as u8,
+                    diagonals,
                 });
                 self.out.cells.extend_from_slice(path);
                 self.out.total += points;
@@ -474,16 +481,13 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
             let better = match points.cmp(&entry.points) {
                 Ordering::Greater => true,
                 Ordering::Less => false,
-                Ordering::Equal => {
-                    let d = diagonals(self.side, new) as u8;
-                    (d, new) < (entry.diagonals, &*kept)
-                }
+                Ordering::Equal => (diagonals, new) < (entry.diagonals, &*kept),
             };
             if better {
                 self.tally.points += points - entry.points;
                 self.out.total += points - entry.points;
                 entry.points = points;
-                entry.diagonals = diagonals(self.side, new) as u8;
+                entry.diagonals = diagonals;
                 kept.copy_from_slice(new);
             }
         } else if self.varying {
@@ -495,6 +499,10 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
         }
     }
 }
+
+/// One diagonal step in the packed length the search carries (letters stay below it: a word
+/// has at most `MAX_LETTERS` = 72).
+const DIAGONAL: usize = 256;
 
 /// Diagonal steps along a path of cells on a board of `side`. Consecutive cells touch, so a
 /// step is straight exactly when the cells are 1 or `side` apart.
