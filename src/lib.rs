@@ -4,6 +4,19 @@
 //! `dict` (the word list as a trie), `solve` (every word and its best path), `score` (rules),
 //! `sample` (seeded board sets), `structures` (the trie's classic alternatives). The I/O edge
 //! comes after it: `bench` (clocks). Dependencies point inward: the core never imports the edge.
+//!
+//! ```
+//! use scramblebot::{Board, Bonuses, Order, Rules, Solver, Trie};
+//!
+//! let trie = Trie::enable();
+//! let board = Board::parse("LQuRE/SLUS/ATIC/NREN")?;
+//! let mut solution = Solver::new(&trie).solve(&board, &Rules::scramble(), &Bonuses::none());
+//! solution.sort(Order::Longest);
+//! let first = solution.words().next().expect("a rich board");
+//! assert_eq!((first.text().as_str(), first.points()), ("linecuts", 29));
+//! assert_eq!(first.path().len(), 8);
+//! # Ok::<(), scramblebot::BoardError>(())
+//! ```
 
 #![forbid(unsafe_code)]
 
