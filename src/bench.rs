@@ -75,12 +75,7 @@ impl<'t> Built<'t> {
         mode: Mode,
         rules: &Rules,
     ) -> Figure {
-        let list = set.boards(boards, seed);
-        let (tally, elapsed) = match self {
-            Built::Trie(t) => time(*t, &list, mode, rules),
-            Built::Sorted(s) => time(s, &list, mode, rules),
-            Built::Prefixes(p) => time(p, &list, mode, rules),
-        };
+        let (tally, elapsed) = self.run(&set.boards(boards, seed), mode, rules, PASSES);
         let seconds = elapsed.as_secs_f64();
         Figure {
             set: set.name(),
@@ -93,6 +88,33 @@ impl<'t> Built<'t> {
             points: tally.1,
         }
     }
+
+    /// Words and points summed over the set, solved once and untimed: what another
+    /// structure's answers are checked against.
+    pub fn answers(
+        &self,
+        set: BoardSet,
+        boards: usize,
+        seed: u64,
+        mode: Mode,
+        rules: &Rules,
+    ) -> (u64, u64) {
+        self.run(&set.boards(boards, seed), mode, rules, 0).0
+    }
+
+    fn run(
+        &self,
+        list: &[crate::Board],
+        mode: Mode,
+        rules: &Rules,
+        passes: usize,
+    ) -> ((u64, u64), Duration) {
+        match self {
+            Built::Trie(t) => time(*t, list, mode, rules, passes),
+            Built::Sorted(s) => time(s, list, mode, rules, passes),
+            Built::Prefixes(p) => time(p, list, mode, rules, passes),
+        }
+    }
 }
 
 fn time<L: Lexicon>(
@@ -100,6 +122,7 @@ fn time<L: Lexicon>(
     boards: &[crate::Board],
     mode: Mode,
     rules: &Rules,
+    passes: usize,
 ) -> ((u64, u64), Duration) {
     let mut solver = Solver::new(lexicon);
     let bonuses = Bonuses::none();
@@ -123,7 +146,7 @@ fn time<L: Lexicon>(
         sum
     };
     let sum = pass();
-    let best = (0..PASSES)
+    let best = (0..passes)
         .map(|_| {
             let start = Instant::now();
             pass();

@@ -145,10 +145,6 @@ impl FoundWord<'_> {
     pub fn letters(&self) -> usize {
         self.letters
     }
-    /// Number of diagonal steps in its path.
-    pub fn diagonals(&self) -> usize {
-        diagonals(self.board.side(), self.cells)
-    }
 }
 
 impl Solution {
@@ -264,8 +260,7 @@ impl<'d, L: Lexicon> Solver<'d, L> {
         out: &mut Solution,
     ) {
         out.clear(*board);
-        let tally = self.run::<true>(board, rules, bonuses, out);
-        debug_assert_eq!(tally.points, out.total);
+        out.total = self.run::<true>(board, rules, bonuses, out).points;
     }
 
     /// Counts words and points without recording paths: the fastest mode.
@@ -468,7 +463,6 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
                     diagonals,
                 });
                 self.out.cells.extend_from_slice(path);
-                self.out.total += points;
             } else {
                 self.slots[id as usize] = points;
             }
@@ -485,7 +479,6 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
             };
             if better {
                 self.tally.points += points - entry.points;
-                self.out.total += points - entry.points;
                 entry.points = points;
                 entry.diagonals = diagonals;
                 kept.copy_from_slice(new);
@@ -503,18 +496,6 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
 /// One diagonal step in the packed length the search carries (letters stay below it: a word
 /// has at most `MAX_LETTERS` = 72).
 const DIAGONAL: usize = 256;
-
-/// Diagonal steps along a path of cells on a board of `side`. Consecutive cells touch, so a
-/// step is straight exactly when the cells are 1 or `side` apart.
-fn diagonals(side: usize, cells: &[u8]) -> usize {
-    cells
-        .windows(2)
-        .filter(|w| {
-            let d = (w[0] as usize).abs_diff(w[1] as usize);
-            d != 1 && d != side
-        })
-        .count()
-}
 
 /// Compares two found words in `order`; ties end alphabetically.
 fn compare(order: Order, a: &FoundWord<'_>, b: &FoundWord<'_>) -> Ordering {
