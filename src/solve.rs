@@ -40,10 +40,10 @@ pub trait Lexicon {
     fn id_bound(&self) -> usize;
 }
 
-/// A trie node and its index (the index is the word's id).
+/// An edge record and the sum of the offsets that led to it: at a word's end, its id.
 #[derive(Clone, Copy)]
 pub struct TrieCursor {
-    idx: u32,
+    id: u32,
     node: Node,
 }
 
@@ -52,7 +52,7 @@ impl Lexicon for Trie {
     #[inline(always)]
     fn root(&self) -> TrieCursor {
         TrieCursor {
-            idx: 0,
+            id: 0,
             node: self.nodes()[0],
         }
     }
@@ -61,22 +61,23 @@ impl Lexicon for Trie {
         if at.node.children() & (1 << tile) == 0 {
             return None;
         }
-        let idx = at.node.child(tile);
+        let node = self.nodes()[at.node.child(tile) as usize];
         Some(TrieCursor {
-            idx,
-            node: self.nodes()[idx as usize],
+            id: at.id.wrapping_add(node.offset),
+            node,
         })
     }
     #[inline(always)]
     fn word(&self, at: &TrieCursor) -> Option<u32> {
-        at.node.is_word().then_some(at.idx)
+        // The bound check makes a corrupt offset harmless (an id past it cannot be marked).
+        (at.node.is_word() && at.id < self.counts().words).then_some(at.id)
     }
     #[inline(always)]
     fn next_tiles(&self, at: &TrieCursor) -> u32 {
         at.node.children()
     }
     fn id_bound(&self) -> usize {
-        self.node_count()
+        self.counts().words as usize
     }
 }
 

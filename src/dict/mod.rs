@@ -1,4 +1,4 @@
-//! The dictionary: a compact trie over tiles (a..z, with `q` standing for the Qu tile). It owns
+//! The dictionary: a compact word graph (a DAWG: a trie with equal endings merged) over tiles (a..z, with `q` standing for the Qu tile). It owns
 //! loading a word list (the built-in ENABLE, or any list) and answering prefix questions; it
 //! does not search boards (that is `solve`). `Trie::from_word_list` and `Trie::from_bytes` do
 //! the work on bytes in memory; `Trie::load` only reads a file and hands it to them.
@@ -8,7 +8,7 @@ pub(crate) mod compile;
 use std::path::{Path, PathBuf};
 
 pub use compile::Counts;
-use compile::{HEADER_LEN, LETTERS, MAGIC, TERMINAL};
+use compile::{HEADER_LEN, LETTERS, MAGIC, RECORD_LEN, TERMINAL};
 
 /// The default list, compiled by build.rs from dict/enable1.txt.
 static ENABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/enable1.trie"));
@@ -35,11 +35,13 @@ pub enum DictError {
     Corrupt(&'static str),
 }
 
-/// One trie node: which children exist (and whether a word ends here), and where they start.
+/// One edge record (see `compile`): which tiles continue from its target (and whether a word
+/// ends there), where the target's own edges start, and the edge's word-id offset.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Node {
     pub mask: u32,
     pub first: u32,
+    pub offset: u32,
 }
 
 impl Node {
@@ -58,7 +60,8 @@ impl Node {
     }
 }
 
-/// A word list compiled into a trie. Node 0 is the root (the empty prefix).
+/// A word list compiled into a word graph. Record 0 is the root (the empty prefix). It is
+/// called a trie for what it answers: walked from the root it is exactly the list's trie.
 #[derive(Clone, Debug)]
 pub struct Trie {
     nodes: Vec<Node>,
@@ -96,8 +99,10 @@ impl Trie {
         Ok(trie)
     }
 
-    /// Reads a compiled trie, checking it so that no walk of it can index out of bounds.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Trie, DictError> {
+    /// Reads a compiled trie, checking it so that no walk of it can index out of bounds. Only
+    /// this crate's compiler makes these bytes (build.rs and `from_word_list`), and its word
+    /// ids are proven by tests, so the checks are structural, and the door stays private.
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Trie, DictError> {
         let header = bytes
             .get(..HEADER_LEN)
             .ok_or(DictError::Corrupt("shorter than its header"))?;
@@ -106,7 +111,7 @@ impl Trie {
         }
         let field =
             |i: usize| u32::from_le_bytes(header[8 + 4 * i..12 + 4 * i].try_into().unwrap());
-        let node_count = field(0) as usize;
+        let record_count = field(0) as usize;
         let counts = Counts {
             words: field(1),
             invalid: field(2),
@@ -114,14 +119,17 @@ impl Trie {
             duplicates: field(4),
         };
         let body = &bytes[HEADER_LEN..];
-        if node_count == 0 || body.len() != node_count * 8 {
-            return Err(DictError::Corrupt("node count does not match its length"));
+        if record_count == 0 || body.len() != record_count * RECORD_LEN {
+            return Err(DictError::Corrupt("record count does not match its length"));
         }
+        let u32_at =
+            |c: &[u8], i: usize| u32::from_le_bytes(c[4 * i..4 * i + 4].try_into().unwrap());
         let nodes: Vec<Node> = body
-            .chunks_exact(8)
+            .chunks_exact(RECORD_LEN)
             .map(|c| Node {
-                mask: u32::from_le_bytes(c[..4].try_into().unwrap()),
-                first: u32::from_le_bytes(c[4..].try_into().unwrap()),
+                mask: u32_at(c, 0),
+                first: u32_at(c, 1),
+                offset: u32_at(c, 2),
             })
             .collect();
         for n in &nodes {
@@ -129,7 +137,7 @@ impl Trie {
                 return Err(DictError::Corrupt("unknown bits in a node"));
             }
             let end = n.first as u64 + n.children().count_ones() as u64;
-            if end > node_count as u64 {
+            if end > record_count as u64 {
                 return Err(DictError::Corrupt("a child lies past the last node"));
             }
         }
@@ -141,8 +149,8 @@ impl Trie {
         self.counts
     }
 
-    /// How many nodes the trie has (its size is 8 bytes a node).
-    pub fn node_count(&self) -> usize {
+    /// How many edge records the graph has (12 bytes each).
+    pub fn record_count(&self) -> usize {
         self.nodes.len()
     }
 
@@ -325,6 +333,9 @@ mod tests {
         let mut bad_child = good.clone();
         bad_child[HEADER_LEN + 4..HEADER_LEN + 8].copy_from_slice(&u32::MAX.to_le_bytes());
         cases.push(bad_child);
+        let mut bad_length = good.clone();
+        bad_length.extend_from_slice(&[0; 8]);
+        cases.push(bad_length);
         for bytes in cases {
             assert!(Trie::from_bytes(&bytes).is_err());
         }
