@@ -207,6 +207,9 @@ pub struct Tally {
     pub points: u32,
 }
 
+/// Per depth, up to 8 children (a cursor and the free cells showing its tile).
+type Batches<L> = [[(<L as Lexicon>::Cursor, u64); 8]; SLOTS];
+
 /// A reusable solver over one dictionary.
 ///
 /// Which words a solve has found is one bit per word id: 48 KB for ENABLE's trie, small
@@ -222,13 +225,13 @@ pub struct Solver<'d, L: Lexicon = Trie> {
     found_ids: Vec<u32>,
     /// Per depth, the children a visit steps into before descending (see `Search::visit`);
     /// kept here so no visit pays to initialise its own.
-    batches: Vec<[(L::Cursor, u64); 8]>,
+    batches: Box<Batches<L>>,
     adjacency: Adjacency,
     /// Per cell: the tiles on its neighbours, as bits.
-    near_tiles: [u32; MAX_CELLS],
+    near_tiles: [u32; SLOTS],
     /// Per cell and tile: the neighbours showing that tile, as cell bits. Only the entries
     /// named by `near_tiles` are current; the rest are left over from earlier boards.
-    near_cells: Box<[[u64; 26]; MAX_CELLS]>,
+    near_cells: Box<[[u64; 32]; SLOTS]>,
 }
 
 impl<'d, L: Lexicon> Solver<'d, L> {
@@ -238,10 +241,10 @@ impl<'d, L: Lexicon> Solver<'d, L> {
             found: vec![0; lexicon.id_bound().div_ceil(64)],
             slots: vec![0; lexicon.id_bound()],
             found_ids: Vec::new(),
-            batches: vec![[(lexicon.root(), 0); 8]; MAX_CELLS],
+            batches: Box::new([[(lexicon.root(), 0); 8]; SLOTS]),
             adjacency: Adjacency::new(4),
-            near_tiles: [0; MAX_CELLS],
-            near_cells: Box::new([[0; 26]; MAX_CELLS]),
+            near_tiles: [0; SLOTS],
+            near_cells: Box::new([[0; 32]; SLOTS]),
         }
     }
 
@@ -303,11 +306,11 @@ impl<'d, L: Lexicon> Solver<'d, L> {
             near_cells: &self.near_cells,
             rules,
             side: board.side(),
-            tiles: [0; MAX_CELLS],
-            value: [0; MAX_CELLS],
-            factor: [1; MAX_CELLS],
-            width: [1; MAX_CELLS],
-            path: [0; MAX_CELLS],
+            tiles: [0; SLOTS],
+            value: [0; SLOTS],
+            factor: [1; SLOTS],
+            width: [1; SLOTS],
+            path: [0; SLOTS],
             out,
             tally: Tally::default(),
         };
@@ -345,21 +348,21 @@ struct Search<'a, L: Lexicon, const FULL: bool> {
     found: &'a mut [u64],
     slots: &'a mut [u32],
     found_ids: &'a mut Vec<u32>,
-    batches: &'a mut [[(L::Cursor, u64); 8]],
+    batches: &'a mut Batches<L>,
     /// Whether a word's points can differ between its paths (bonus tiles).
     varying: bool,
-    near_tiles: &'a [u32; MAX_CELLS],
-    near_cells: &'a [[u64; 26]; MAX_CELLS],
+    near_tiles: &'a [u32; SLOTS],
+    near_cells: &'a [[u64; 32]; SLOTS],
     rules: &'a Rules,
     side: usize,
-    tiles: [u8; MAX_CELLS],
+    tiles: [u8; SLOTS],
     /// Each tile's value with its letter bonus.
-    value: [u32; MAX_CELLS],
+    value: [u32; SLOTS],
     /// Each tile's word-bonus factor.
-    factor: [u32; MAX_CELLS],
+    factor: [u32; SLOTS],
     /// Letters on each tile: 2 for Qu.
-    width: [u8; MAX_CELLS],
-    path: [u8; MAX_CELLS],
+    width: [u8; SLOTS],
+    path: [u8; SLOTS],
     out: &'a mut Solution,
     tally: Tally,
 }
@@ -380,25 +383,26 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
         // First step into every child this cell can reach, then descend: the children's loads
         // are independent, so the processor overlaps their cache misses instead of waiting
         // for each in turn (the search is bound by memory latency, not arithmetic).
+        let cell = cell & SLOT_MASK;
         let mut todo = self.lexicon.next_tiles(&at) & self.near_tiles[cell];
         let mut count = 0;
         while todo != 0 {
             let tile = todo.trailing_zeros() as usize;
             todo &= todo - 1;
-            let cells = self.near_cells[cell][tile] & !used;
+            let cells = self.near_cells[cell][tile & 31] & !used;
             if cells == 0 {
                 continue;
             }
             if let Some(child) = self.lexicon.step(&at, tile as u8) {
-                self.batches[depth][count] = (child, cells);
+                self.batches[depth & SLOT_MASK][count & 7] = (child, cells);
                 count += 1;
             }
         }
         for k in 0..count {
-            let (child, mut cells) = self.batches[depth][k];
+            let (child, mut cells) = self.batches[depth & SLOT_MASK][k & 7];
             let leaf = self.lexicon.next_tiles(&child) == 0;
             while cells != 0 {
-                let next = cells.trailing_zeros() as usize;
+                let next = cells.trailing_zeros() as usize & SLOT_MASK;
                 cells &= cells - 1;
                 // Full mode also counts the path's diagonal steps, packed above the letters.
                 let diagonal = if FULL {
@@ -435,7 +439,7 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
         factor: u32,
     ) {
         if FULL {
-            self.path[depth] = cell as u8;
+            self.path[depth & SLOT_MASK] = cell as u8;
         }
         let letters = len % DIAGONAL;
         if let Some(id) = self.lexicon.word(at)
@@ -493,6 +497,13 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
         }
     }
 }
+
+/// Length of the per-cell and per-depth tables of a search: a power of two above the 36 cells
+/// (and path depths) of the largest board, so that indexing with `& SLOT_MASK` needs no bounds
+/// check in the inner loop and is the identity on every real index.
+const SLOTS: usize = 64;
+const SLOT_MASK: usize = SLOTS - 1;
+const _: () = assert!(SLOTS.is_power_of_two() && SLOTS > MAX_CELLS);
 
 /// One diagonal step in the packed length the search carries (letters stay below it: a word
 /// has at most `MAX_LETTERS` = 72).

@@ -190,7 +190,8 @@ fn known_boards() {
 #[test]
 fn every_word_id_is_its_rank_in_sorted_order() {
     use scramblebot::solve::Lexicon;
-    let small = Trie::from_word_list(b"sing\nsings\nring\nrings\nringing\nsinging\nthing\nthings\nking\n");
+    let small =
+        Trie::from_word_list(b"sing\nsings\nring\nrings\nringing\nsinging\nthing\nthings\nking\n");
     for trie in [trie(), &small] {
         let words = trie.words_as_tiles();
         assert_eq!(words.len(), trie.counts().words as usize);
