@@ -3,7 +3,7 @@
 //! The pure core takes values in memory and does no I/O: `board` (typed boards, positions),
 //! `dict` (the word list as a trie), `solve` (every word and its best path), `score` (rules),
 //! `sample` (seeded board sets), `structures` (the trie's classic alternatives). The I/O edge
-//! comes after it: `bench` (clocks). Dependencies point inward: the core never imports the edge.
+//! comes after it: `bench` (clocks), `sim` (the virtual phone: sockets, threads). Dependencies point inward: the core never imports the edge.
 //!
 //! ```
 //! use scramblebot::{Board, Bonuses, Order, Rules, Solver, Trie};
@@ -25,6 +25,7 @@ pub mod board;
 pub mod dict;
 pub mod sample;
 pub mod score;
+pub mod sim;
 pub mod solve;
 pub mod structures;
 
