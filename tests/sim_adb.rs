@@ -273,3 +273,29 @@ fn debians_adb_connects_and_runs_shell_commands() {
         "{missing}"
     );
 }
+
+#[test]
+fn adb_client_talks_straight_to_the_sims_port() {
+    use adb_client::ADBDeviceExt;
+    use adb_client::tcp::ADBTcpDevice;
+    let adbd = start(Model::Pixel);
+    let addr = adbd.addr();
+    let key = std::env::temp_dir().join(format!("scramblebot-adbkey-{}", std::process::id()));
+    // adb_client can block forever on a silent peer: keep the call bounded on our side.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let key_path = key.clone();
+    std::thread::spawn(move || {
+        let result = (|| -> Result<Vec<u8>, adb_client::RustADBError> {
+            let mut device = ADBTcpDevice::new_with_custom_private_key(addr, &key_path)?;
+            let mut out = Vec::new();
+            device.shell_command(&"echo from adb_client", Some(&mut out), None)?;
+            Ok(out)
+        })();
+        let _ = tx.send(result.map_err(|e| e.to_string()));
+    });
+    let out = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("adb_client answered in time");
+    assert_eq!(out.expect("adb_client shell_command"), b"from adb_client\n");
+    let _ = std::fs::remove_file(key);
+}
