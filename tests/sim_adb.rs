@@ -7,12 +7,15 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::Command as Process;
 use std::time::Duration;
 
-use scramblebot::sim::Model;
-use scramblebot::sim::adbd::Adbd;
 use scramblebot::sim::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION};
+use scramblebot::sim::{Model, Sim, SimConfig};
 
-fn start(model: Model) -> Adbd {
-    Adbd::start("127.0.0.1:0".parse().unwrap(), model).expect("adbd listens")
+fn start(model: Model) -> Sim {
+    let config = SimConfig {
+        model,
+        ..SimConfig::default()
+    };
+    Sim::start("127.0.0.1:0".parse().unwrap(), config).expect("the sim listens")
 }
 
 /// A bare host: writes messages, reads them back with a timeout.

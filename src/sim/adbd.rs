@@ -1,19 +1,30 @@
 //! The virtual phone's adbd: listens on a loopback TCP port and speaks the device side of ADB
-//! to any host (Debian's adb server, adb_client, or a test), one thread per connection. It owns
-//! the handshake, streams and their flow control; what a stream's service does is `shell`'s.
-//! Bad traffic ends only the connection it came on, and nothing a peer sends can make it hold
-//! more than one message's worth of memory per connection.
+//! to any host (Debian's adb server, adb_client, or a test). It owns the handshake, streams and
+//! their flow control; what a stream does is its service's (`service`). Each connection has a
+//! reader thread; each open stream runs its service on a thread of its own behind a
+//! [`StreamIo`], which is plain `Read + Write` with ADB flow control underneath: a service that
+//! writes faster than the host acknowledges blocks, and the host's input is acknowledged only
+//! once the service has read it. So nothing a peer sends can make the sim hold more than a few
+//! messages' worth of memory per stream, and bad traffic ends only the connection it came on.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
-use super::Model;
-use super::shell::{self, Service};
+use super::Device;
+use super::service::{self, Service};
 use super::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION, WireError};
+
+/// Streams one connection may hold open at once; more are refused, as a busy adbd would.
+const MAX_STREAMS: usize = 64;
+/// Host writes one stream may have waiting to be read. The host may send one write before our
+/// acknowledgement; a host that sends more is breaking the protocol.
+const INPUT_QUEUE: usize = 4;
 
 /// A running adbd. Dropping it stops it and closes every connection.
 pub struct Adbd {
@@ -26,9 +37,13 @@ pub struct Adbd {
 /// A clone of every live connection's socket, by connection number, so `Drop` can end them.
 type Connections = Arc<Mutex<HashMap<u64, TcpStream>>>;
 
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl Adbd {
-    /// Listens on `addr` (use port 0 for a free one) for a phone of `model`.
-    pub fn start(addr: SocketAddr, model: Model) -> io::Result<Adbd> {
+    /// Listens on `addr` (use port 0 for a free one) for `device`.
+    pub fn start(addr: SocketAddr, device: Arc<Device>) -> io::Result<Adbd> {
         let listener = TcpListener::bind(addr)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -37,7 +52,7 @@ impl Adbd {
             let (stop, connections) = (stop.clone(), connections.clone());
             std::thread::Builder::new()
                 .name("adbd-accept".into())
-                .spawn(move || accept_loop(listener, model, stop, connections))?
+                .spawn(move || accept_loop(listener, device, stop, connections))?
         };
         Ok(Adbd {
             addr,
@@ -61,12 +76,7 @@ impl Drop for Adbd {
         if let Some(accept) = self.accept.take() {
             let _ = accept.join();
         }
-        for (_, c) in self
-            .connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain()
-        {
+        for (_, c) in lock(&self.connections).drain() {
             let _ = c.shutdown(Shutdown::Both);
         }
     }
@@ -74,7 +84,7 @@ impl Drop for Adbd {
 
 fn accept_loop(
     listener: TcpListener,
-    model: Model,
+    device: Arc<Device>,
     stop: Arc<AtomicBool>,
     connections: Connections,
 ) {
@@ -84,25 +94,24 @@ fn accept_loop(
         }
         let Ok(stream) = stream else { continue };
         let _ = stream.set_nodelay(true);
-        if let Ok(clone) = stream.try_clone() {
-            let mut live = connections.lock().unwrap_or_else(|e| e.into_inner());
-            live.insert(number, clone);
-        }
+        let Ok(clone) = stream.try_clone() else {
+            continue;
+        };
+        lock(&connections).insert(number, clone);
         let live = connections.clone();
+        let device = device.clone();
         let spawned = std::thread::Builder::new()
             .name("adbd-conn".into())
             .spawn(move || {
                 let peer = stream.peer_addr().ok();
-                match Connection::new(model).serve(&stream) {
+                match serve(&stream, device) {
                     Ok(()) => tracing::debug!(?peer, "host disconnected"),
                     Err(e) => tracing::info!(?peer, "connection closed: {e}"),
                 }
                 // A clone of this socket is kept for `Drop`, so dropping ours would not close
                 // it: the host must see the connection end.
                 let _ = stream.shutdown(Shutdown::Both);
-                live.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&number);
+                lock(&live).remove(&number);
             });
         if let Err(e) = spawned {
             tracing::warn!("cannot serve a connection: {e}");
@@ -117,45 +126,75 @@ pub enum ConnectionError {
     Wire(#[from] WireError),
     #[error("{0:?} for stream {1}, which this connection never opened")]
     UnknownStream(Command, u32),
+    #[error("the host wrote to stream {0} again and again without waiting for acknowledgements")]
+    Flooded(u32),
     #[error(transparent)]
     Io(#[from] io::Error),
 }
 
-/// One stream the host opened: the output still to send, and whether the host has
-/// acknowledged the last write (one unacknowledged write at a time).
-struct Stream {
-    host_id: u32,
-    pending: VecDeque<Vec<u8>>,
-    waiting_for_okay: bool,
+/// The part of a connection that stream threads share: the socket's write side and the state
+/// of every open stream.
+struct Link {
+    socket: Mutex<TcpStream>,
+    max_payload: AtomicUsize,
+    streams: Mutex<HashMap<u32, StreamState>>,
+    /// Signalled when a stream is acknowledged or closed.
+    changed: Condvar,
 }
 
-/// One host connection's state.
+struct StreamState {
+    /// Our last write has not been acknowledged yet.
+    waiting: bool,
+    /// Where the host's writes go; dropping it is the service's end of input.
+    input: SyncSender<Vec<u8>>,
+}
+
+impl Link {
+    fn send(&self, m: &Message) -> io::Result<()> {
+        lock(&self.socket).write_all(&m.encode())
+    }
+
+    /// Ends every stream (the connection is gone): their services see end of input and
+    /// failing writes, and finish.
+    fn close_all(&self) {
+        lock(&self.streams).clear();
+        self.changed.notify_all();
+    }
+}
+
+fn serve(socket: &TcpStream, device: Arc<Device>) -> Result<(), ConnectionError> {
+    let link = Arc::new(Link {
+        socket: Mutex::new(socket.try_clone()?),
+        max_payload: AtomicUsize::new(4096),
+        streams: Mutex::new(HashMap::new()),
+        changed: Condvar::new(),
+    });
+    let mut conn = Connection {
+        device,
+        link: link.clone(),
+        connected: false,
+        next_id: 1,
+    };
+    let result = conn.read_loop(socket);
+    link.close_all();
+    result
+}
+
+/// One host connection, as its reader thread sees it.
 struct Connection {
-    model: Model,
+    device: Arc<Device>,
+    link: Arc<Link>,
     connected: bool,
-    /// The largest payload the host takes.
-    max_payload: usize,
-    streams: HashMap<u32, Stream>,
     next_id: u32,
 }
 
 impl Connection {
-    fn new(model: Model) -> Connection {
-        Connection {
-            model,
-            connected: false,
-            max_payload: 4096,
-            streams: HashMap::new(),
-            next_id: 1,
-        }
-    }
-
-    fn serve(mut self, mut stream: &TcpStream) -> Result<(), ConnectionError> {
+    fn read_loop(&mut self, mut socket: &TcpStream) -> Result<(), ConnectionError> {
         let mut decoder = Decoder::default();
         let mut buf = vec![0u8; 64 * 1024];
         loop {
             let want = decoder.wanted().min(buf.len());
-            let n = match stream.read(&mut buf[..want]) {
+            let n = match socket.read(&mut buf[..want]) {
                 Ok(0) => return Ok(()),
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -163,27 +202,25 @@ impl Connection {
             };
             decoder.feed(&buf[..n]);
             while let Some(msg) = decoder.decode()? {
-                let mut out = Vec::new();
-                self.handle(msg, &mut out)?;
-                for m in out {
-                    stream.write_all(&m.encode())?;
-                }
+                self.handle(msg)?;
             }
         }
     }
 
-    /// Answers one message from the host with the messages to send back.
-    fn handle(&mut self, msg: Message, out: &mut Vec<Message>) -> Result<(), ConnectionError> {
+    fn handle(&mut self, msg: Message) -> Result<(), ConnectionError> {
+        let link = &self.link;
         if msg.command == Command::CNXN {
+            // A new handshake resets the connection, as adbd does.
+            link.close_all();
             self.connected = true;
-            self.max_payload = (msg.arg1.min(MAX_PAYLOAD) as usize).max(256);
-            self.streams.clear();
-            out.push(Message::new(
+            let max = (msg.arg1.min(MAX_PAYLOAD) as usize).max(256);
+            link.max_payload.store(max, Ordering::SeqCst);
+            link.send(&Message::new(
                 Command::CNXN,
                 VERSION,
                 MAX_PAYLOAD,
-                self.model.banner().into_bytes(),
-            ));
+                self.device.model().banner().into_bytes(),
+            ))?;
             return Ok(());
         }
         if !self.connected {
@@ -191,23 +228,32 @@ impl Connection {
             return Ok(());
         }
         match msg.command {
-            Command::OPEN => self.open(msg.arg0, &msg.payload, out),
+            Command::OPEN => self.open(msg.arg0, &msg.payload)?,
             Command::OKAY => {
-                let ours = self.known(msg.command, msg.arg1)?;
-                if let Some(s) = ours {
-                    s.waiting_for_okay = false;
-                    self.flush(msg.arg1, out);
+                self.check_known(msg.command, msg.arg1)?;
+                if let Some(s) = lock(&link.streams).get_mut(&msg.arg1) {
+                    s.waiting = false;
                 }
+                link.changed.notify_all();
             }
             Command::WRTE => {
-                // Input to a stream: acknowledged and, for the services so far, unread.
-                if self.known(msg.command, msg.arg1)?.is_some() {
-                    out.push(Message::new(Command::OKAY, msg.arg1, msg.arg0, Vec::new()));
+                self.check_known(msg.command, msg.arg1)?;
+                let streams = lock(&link.streams);
+                if let Some(s) = streams.get(&msg.arg1) {
+                    match s.input.try_send(msg.payload) {
+                        Ok(()) => {}
+                        // The service has finished reading; its stream is about to close.
+                        Err(TrySendError::Disconnected(_)) => {}
+                        Err(TrySendError::Full(_)) => {
+                            return Err(ConnectionError::Flooded(msg.arg1));
+                        }
+                    }
                 }
             }
             Command::CLSE => {
-                self.known(msg.command, msg.arg1)?;
-                self.streams.remove(&msg.arg1);
+                self.check_known(msg.command, msg.arg1)?;
+                lock(&link.streams).remove(&msg.arg1);
+                link.changed.notify_all();
             }
             // We never ask for authentication or TLS, so a host has no reason to send these.
             _ => tracing::debug!("ignoring {msg:?}"),
@@ -215,66 +261,212 @@ impl Connection {
         Ok(())
     }
 
-    /// The stream `id` if it is open; `None` if it was opened and has closed since (the host
-    /// may still acknowledge or close it); an error if this connection never opened it.
-    fn known(&mut self, command: Command, id: u32) -> Result<Option<&mut Stream>, ConnectionError> {
+    /// Stream ids this connection handed out may still be acknowledged or closed by the host
+    /// after they closed on our side; an id never handed out is an error.
+    fn check_known(&self, command: Command, id: u32) -> Result<(), ConnectionError> {
         if id == 0 || id >= self.next_id {
             return Err(ConnectionError::UnknownStream(command, id));
         }
-        Ok(self.streams.get_mut(&id))
+        Ok(())
     }
 
-    fn open(&mut self, host_id: u32, payload: &[u8], out: &mut Vec<Message>) {
+    fn open(&mut self, remote: u32, payload: &[u8]) -> Result<(), ConnectionError> {
         let name =
             String::from_utf8_lossy(payload.strip_suffix(b"\0").unwrap_or(payload)).into_owned();
-        let output = match Service::parse(&name) {
-            Some(service) => shell::run(&service, &self.model),
-            None => {
-                tracing::debug!("refusing service {name:?}");
-                out.push(Message::new(Command::CLSE, 0, host_id, Vec::new()));
-                return;
-            }
+        let refuse = |why: &str| {
+            tracing::debug!("refusing service {name:?}: {why}");
+            self.link
+                .send(&Message::new(Command::CLSE, 0, remote, Vec::new()))
         };
-        let id = self.next_id;
+        let Some(service) = Service::parse(&name, self.device.model()) else {
+            return Ok(refuse("not offered")?);
+        };
+        if lock(&self.link.streams).len() >= MAX_STREAMS {
+            return Ok(refuse("too many open streams")?);
+        }
+        // A device-side socket must have a listener before the stream exists.
+        let listener = match &service {
+            Service::Tcp(port) => match self.device.listener(*port) {
+                Some(l) => Some(l),
+                None => return Ok(refuse("nothing listens on that port")?),
+            },
+            _ => None,
+        };
+        let local = self.next_id;
         self.next_id += 1;
-        out.push(Message::new(Command::OKAY, id, host_id, Vec::new()));
-        let pending = output
-            .chunks(self.max_payload)
-            .map(<[u8]>::to_vec)
-            .collect();
-        self.streams.insert(
-            id,
-            Stream {
-                host_id,
-                pending,
-                waiting_for_okay: false,
+        let (tx, rx) = std::sync::mpsc::sync_channel(INPUT_QUEUE);
+        lock(&self.link.streams).insert(
+            local,
+            StreamState {
+                waiting: false,
+                input: tx,
             },
         );
-        self.flush(id, out);
+        self.link
+            .send(&Message::new(Command::OKAY, local, remote, Vec::new()))?;
+        let io = StreamIo {
+            link: self.link.clone(),
+            local,
+            remote,
+            input: rx,
+            read_buf: Vec::new(),
+            read_pos: 0,
+            write_buf: Vec::new(),
+        };
+        if let Some(listener) = listener {
+            // The stream becomes the accepted socket of whatever listens on the port.
+            // A listener with a full backlog refuses, like a real one: the stream just closes.
+            if let Err(TrySendError::Full(io) | TrySendError::Disconnected(io)) =
+                listener.try_send(io)
+            {
+                drop(io);
+            }
+            return Ok(());
+        }
+        let device = self.device.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("svc-{local}"))
+            .spawn(move || service::run(&device, service, io));
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start a service thread: {e}");
+        }
+        Ok(())
+    }
+}
+
+/// One stream, from the device's side: what the host writes is read, what is written goes to
+/// the host (buffered until `flush`, a full payload, or the end). Dropping it closes the
+/// stream. Reads return end of input once the host closes the stream or the connection ends;
+/// writes then fail with `BrokenPipe`.
+pub struct StreamIo {
+    link: Arc<Link>,
+    local: u32,
+    remote: u32,
+    input: Receiver<Vec<u8>>,
+    read_buf: Vec<u8>,
+    read_pos: usize,
+    write_buf: Vec<u8>,
+}
+
+impl StreamIo {
+    /// The host has closed this stream (or its connection).
+    pub fn is_closed(&self) -> bool {
+        !lock(&self.link.streams).contains_key(&self.local)
     }
 
-    /// Sends the stream's next write if the host has acknowledged the last; closes it when
-    /// everything is sent (without waiting for the last acknowledgement, as adbd does).
-    fn flush(&mut self, id: u32, out: &mut Vec<Message>) {
-        let Some(s) = self.streams.get_mut(&id) else {
-            return;
-        };
-        if s.waiting_for_okay {
-            return;
+    /// Waits up to `timeout` for input; `Ok(false)` when none came, `Ok(true)` when input (or
+    /// its end) is ready to read. Lets long-running services notice a closed stream.
+    pub fn poll_read(&mut self, timeout: Duration) -> io::Result<bool> {
+        if self.read_pos < self.read_buf.len() {
+            return Ok(true);
         }
-        match s.pending.pop_front() {
-            Some(chunk) => {
-                s.waiting_for_okay = true;
-                out.push(Message::new(Command::WRTE, id, s.host_id, chunk));
-                if s.pending.is_empty() {
-                    out.push(Message::new(Command::CLSE, id, s.host_id, Vec::new()));
-                    self.streams.remove(&id);
+        self.flush()?;
+        match self.input.recv_timeout(timeout) {
+            Ok(chunk) => {
+                self.accept_input(chunk)?;
+                Ok(true)
+            }
+            Err(RecvTimeoutError::Timeout) => Ok(false),
+            Err(RecvTimeoutError::Disconnected) => Ok(true),
+        }
+    }
+
+    fn accept_input(&mut self, chunk: Vec<u8>) -> io::Result<()> {
+        self.read_buf = chunk;
+        self.read_pos = 0;
+        // Acknowledged only now that it is ours: this is the host's flow control.
+        self.link.send(&Message::new(
+            Command::OKAY,
+            self.local,
+            self.remote,
+            Vec::new(),
+        ))
+    }
+
+    /// Sends one payload once the host has acknowledged the last.
+    fn send_chunk(&self, chunk: &[u8]) -> io::Result<()> {
+        let mut streams = lock(&self.link.streams);
+        loop {
+            match streams.get_mut(&self.local) {
+                None => return Err(io::ErrorKind::BrokenPipe.into()),
+                Some(s) if !s.waiting => {
+                    s.waiting = true;
+                    break;
+                }
+                Some(_) => {
+                    streams = self
+                        .link
+                        .changed
+                        .wait(streams)
+                        .unwrap_or_else(|e| e.into_inner());
                 }
             }
-            None => {
-                out.push(Message::new(Command::CLSE, id, s.host_id, Vec::new()));
-                self.streams.remove(&id);
+        }
+        drop(streams);
+        self.link.send(&Message::new(
+            Command::WRTE,
+            self.local,
+            self.remote,
+            chunk.to_vec(),
+        ))
+    }
+
+    fn max_payload(&self) -> usize {
+        self.link.max_payload.load(Ordering::SeqCst)
+    }
+}
+
+impl Read for StreamIo {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.read_pos >= self.read_buf.len() {
+            // Whatever we wrote must reach the host before we wait for its answer.
+            self.flush()?;
+            match self.input.recv() {
+                Ok(chunk) => self.accept_input(chunk)?,
+                Err(_) => return Ok(0),
             }
+        }
+        let n = buf.len().min(self.read_buf.len() - self.read_pos);
+        buf[..n].copy_from_slice(&self.read_buf[self.read_pos..self.read_pos + n]);
+        self.read_pos += n;
+        Ok(n)
+    }
+}
+
+impl Write for StreamIo {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let max = self.max_payload();
+        self.write_buf.extend_from_slice(buf);
+        while self.write_buf.len() >= max {
+            let rest = self.write_buf.split_off(max);
+            let full = std::mem::replace(&mut self.write_buf, rest);
+            self.send_chunk(&full)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.write_buf.is_empty() {
+            return Ok(());
+        }
+        let out = std::mem::take(&mut self.write_buf);
+        self.send_chunk(&out)
+    }
+}
+
+impl Drop for StreamIo {
+    fn drop(&mut self) {
+        let _ = self.flush();
+        // Closed without waiting for the last acknowledgement, as adbd does; not at all if the
+        // host closed it first.
+        if lock(&self.link.streams).remove(&self.local).is_some() {
+            self.link.changed.notify_all();
+            let _ = self.link.send(&Message::new(
+                Command::CLSE,
+                self.local,
+                self.remote,
+                Vec::new(),
+            ));
         }
     }
 }

@@ -1,84 +1,888 @@
-//! The services a stream can open on the virtual phone, and the little of Android's shell
-//! they run so far: `echo`, `true`, and Android's answer to anything else. Pure: takes a
-//! service name and a model, returns the bytes the service writes.
+//! The little of Android's shell the virtual phone runs: command lists (`;`, `&&`, `||`,
+//! newlines, `&` to run in the background), quoting, `$?`, redirections to files and
+//! /dev/null, `sh -c`, and the commands the bot and its users need (`echo`, `true`, `false`,
+//! `exit`, `sleep`, `wm`, `getprop`, `settings`, `cat`, `id`, `screencap`, plus `input`,
+//! `sendevent`, `getevent` and `monkey` from `input`). Anything else gets Android's
+//! "inaccessible or not found" on stderr and exit status 127.
+//!
+//! Output reaches the host as the service frames it: raw, through a terminal (LF becomes
+//! CRLF), or as shell protocol v2 packets with the exit status at the end.
 
-use super::Model;
+use std::cell::RefCell;
+use std::io::{self, Read, Write};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-/// A service a host can open, as adbd names them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Service {
-    /// `shell:CMD`: the command through a shell, its stderr mixed into its stdout; before
-    /// Android 7 through a terminal, which turns LF into CRLF.
-    Shell(String),
-    /// `exec:CMD` (what `adb exec-out` opens): the same command, raw bytes, no terminal.
-    Exec(String),
+use super::Device;
+use super::adbd::StreamIo;
+use super::input;
+
+/// How a shell's output is framed on its stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framing {
+    /// Bytes as the command wrote them, stderr mixed in (`exec:`, `shell:` without a terminal).
+    Raw,
+    /// Through a terminal: stderr mixed in, every LF written as CRLF.
+    Pty,
+    /// Shell protocol v2: stdout and stderr in separate packets, then the exit status.
+    V2 { pty: bool },
 }
 
-impl Service {
-    /// The service a stream asks for; `None` for one this phone does not offer (the stream is
-    /// refused, as adbd refuses unknown services). An empty `shell:` would be an interactive
-    /// shell, which the virtual phone does not offer.
-    pub fn parse(name: &str) -> Option<Service> {
-        if let Some(cmd) = name.strip_prefix("shell:") {
-            return (!cmd.trim().is_empty()).then(|| Service::Shell(cmd.to_owned()));
+/// Shell protocol v2 packet ids.
+const V2_STDIN: u8 = 0;
+const V2_STDOUT: u8 = 1;
+const V2_STDERR: u8 = 2;
+const V2_EXIT: u8 = 3;
+const V2_CLOSE_STDIN: u8 = 4;
+
+/// The service's end of the stream, shared by the writers of stdout and stderr.
+struct Term {
+    io: StreamIo,
+    framing: Framing,
+    /// Shell protocol v2 input not yet parsed into a packet.
+    v2_in: Vec<u8>,
+    stdin_closed: bool,
+}
+
+impl Term {
+    fn write(&mut self, fd: u8, data: &[u8]) -> io::Result<()> {
+        let pty = matches!(self.framing, Framing::Pty | Framing::V2 { pty: true });
+        let owned;
+        let data = if pty {
+            owned = crlf(data);
+            &owned[..]
+        } else {
+            data
+        };
+        if let Framing::V2 { .. } = self.framing {
+            self.io.write_all(&[fd])?;
+            self.io.write_all(&(data.len() as u32).to_le_bytes())?;
         }
-        name.strip_prefix("exec:")
-            .map(|cmd| Service::Exec(cmd.to_owned()))
+        self.io.write_all(data)
+    }
+
+    /// Reads stdin: raw bytes, or the stdin packets of shell protocol v2.
+    fn read_stdin(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !matches!(self.framing, Framing::V2 { .. }) {
+            return self.io.read(buf);
+        }
+        loop {
+            if self.stdin_closed {
+                return Ok(0);
+            }
+            if self.v2_in.len() >= 5 {
+                let len = u32::from_le_bytes(self.v2_in[1..5].try_into().unwrap()) as usize;
+                if self.v2_in.len() >= 5 + len {
+                    let id = self.v2_in[0];
+                    let packet: Vec<u8> = self.v2_in.drain(..5 + len).skip(5).collect();
+                    match id {
+                        V2_STDIN if !packet.is_empty() => {
+                            // Whatever does not fit is put back as a smaller stdin packet.
+                            let n = packet.len().min(buf.len());
+                            buf[..n].copy_from_slice(&packet[..n]);
+                            if n < packet.len() {
+                                let rest = &packet[n..];
+                                let mut back = vec![V2_STDIN];
+                                back.extend_from_slice(&(rest.len() as u32).to_le_bytes());
+                                back.extend_from_slice(rest);
+                                self.v2_in.splice(..0, back);
+                            }
+                            return Ok(n);
+                        }
+                        V2_CLOSE_STDIN => self.stdin_closed = true,
+                        _ => {} // window size changes and empty packets
+                    }
+                    continue;
+                }
+            }
+            let mut chunk = [0u8; 4096];
+            let n = self.io.read(&mut chunk)?;
+            if n == 0 {
+                return Ok(0);
+            }
+            self.v2_in.extend_from_slice(&chunk[..n]);
+        }
     }
 }
 
-/// What the service writes back.
-pub fn run(service: &Service, model: &Model) -> Vec<u8> {
-    match service {
-        Service::Exec(cmd) => execute(cmd),
-        Service::Shell(cmd) => {
-            let out = execute(cmd);
-            if model.sdk() < 24 { crlf(&out) } else { out }
+/// Where one of a command's outputs goes.
+#[derive(Clone)]
+enum Target {
+    Term(Rc<RefCell<Term>>, u8),
+    Buffer(Rc<RefCell<Vec<u8>>>),
+}
+
+impl Write for Target {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Target::Term(t, fd) => t.borrow_mut().write(*fd, buf)?,
+            Target::Buffer(b) => b.borrow_mut().extend_from_slice(buf),
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Target::Term(t, _) => t.borrow_mut().io.flush(),
+            _ => Ok(()),
         }
     }
 }
 
-/// Runs one command line and returns what it prints (stdout and stderr together).
-fn execute(line: &str) -> Vec<u8> {
-    let words = split_words(line);
-    let Some((name, args)) = words.split_first() else {
-        return Vec::new();
+/// What a command runs with.
+pub struct Ctx<'a> {
+    pub device: &'a Arc<Device>,
+    pub out: &'a mut dyn Write,
+    pub err: &'a mut dyn Write,
+    pub stdin: &'a mut dyn Read,
+    /// False once the host has gone (the stream closed): long commands stop.
+    pub alive: &'a dyn Fn() -> bool,
+}
+
+impl Ctx<'_> {
+    /// Sleeps `d`, or less if the host goes away; false if it did.
+    pub fn sleep(&mut self, d: Duration) -> bool {
+        let _ = self.out.flush();
+        let end = Instant::now() + d;
+        loop {
+            if !(self.alive)() {
+                return false;
+            }
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return true;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+        }
+    }
+}
+
+/// Runs `cmd` on a stream with `framing`, then closes it.
+pub fn serve(device: &Arc<Device>, io: StreamIo, cmd: &str, framing: Framing) {
+    let term = Rc::new(RefCell::new(Term {
+        io,
+        framing,
+        v2_in: Vec::new(),
+        stdin_closed: false,
+    }));
+    let mut out = Target::Term(term.clone(), V2_STDOUT);
+    let mut err = Target::Term(
+        term.clone(),
+        if matches!(framing, Framing::V2 { .. }) {
+            V2_STDERR
+        } else {
+            V2_STDOUT
+        },
+    );
+    let mut stdin = StdinReader(term.clone());
+    let alive_term = term.clone();
+    let alive = move || !alive_term.borrow().io.is_closed();
+    let mut shell = Shell::default();
+    let status = if cmd.trim().is_empty() {
+        interactive(device, &mut shell, &mut out, &mut err, &mut stdin, &alive)
+    } else {
+        let mut ctx = Ctx {
+            device,
+            out: &mut out,
+            err: &mut err,
+            stdin: &mut stdin,
+            alive: &alive,
+        };
+        shell.run(&mut ctx, cmd)
     };
-    match name.as_str() {
-        "echo" => format!("{}\n", args.join(" ")).into_bytes(),
-        "true" => Vec::new(),
-        _ => format!("/system/bin/sh: {name}: inaccessible or not found\n").into_bytes(),
+    let mut t = term.borrow_mut();
+    if let Framing::V2 { .. } = t.framing {
+        let _ = t.io.write_all(&[V2_EXIT, 1, 0, 0, 0, status as u8]);
+    }
+    let _ = t.io.flush();
+}
+
+struct StdinReader(Rc<RefCell<Term>>);
+
+impl Read for StdinReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.borrow_mut().read_stdin(buf)
     }
 }
 
-/// Splits a command line into words as a shell does: blanks separate words, 'single' and
-/// "double" quotes keep blanks inside one, a backslash outside single quotes takes the next
-/// character as it is. An unclosed quote runs to the end of the line.
-fn split_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
+/// An interactive shell: a prompt, a line, its output, until `exit` or end of input.
+fn interactive(
+    device: &Arc<Device>,
+    shell: &mut Shell,
+    out: &mut Target,
+    err: &mut Target,
+    stdin: &mut StdinReader,
+    alive: &dyn Fn() -> bool,
+) -> i32 {
+    let (_, _, name) = device.model().product();
+    let prompt = format!("shell@{name}:/ $ ");
+    let mut line = Vec::new();
+    let _ = out.write_all(prompt.as_bytes());
+    let _ = out.flush();
+    let mut byte = [0u8; 1];
+    while let Ok(1) = stdin.read(&mut byte) {
+        if byte[0] != b'\n' && byte[0] != b'\r' {
+            line.push(byte[0]);
+            continue;
+        }
+        let text = String::from_utf8_lossy(&line).into_owned();
+        line.clear();
+        let mut null_in = io::empty();
+        let mut ctx = Ctx {
+            device,
+            out,
+            err,
+            stdin: &mut null_in,
+            alive,
+        };
+        shell.run(&mut ctx, &text);
+        if shell.exited {
+            return shell.status;
+        }
+        let _ = out.write_all(prompt.as_bytes());
+        let _ = out.flush();
+    }
+    shell.status
+}
+
+/// A shell's state between commands.
+#[derive(Default)]
+pub struct Shell {
+    status: i32,
+    exited: bool,
+}
+
+/// Stands for `$?` inside a word until the command runs (a private-use character).
+const STATUS_MARK: char = '\u{e000}';
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token {
+    Word(String),
+    /// `;` or a newline.
+    Seq,
+    And,
+    Or,
+    Background,
+    Pipe,
+    /// A redirection: which fd (0, 1, 2, or 3 for both), append, and what follows.
+    Redirect {
+        fd: u8,
+        append: bool,
+    },
+    /// `2>&1` style: fd to the same place as another fd.
+    Dup {
+        fd: u8,
+        to: u8,
+    },
+}
+
+/// Splits a script into tokens as a POSIX shell does (the part of it Android's mksh uses
+/// here): blanks separate words, quotes keep them together, a backslash escapes one
+/// character, `#` starts a comment, `$?` is the last status and other variables are empty.
+fn tokenize(script: &str) -> Vec<Token> {
+    let mut tokens = Vec::new();
     let mut word: Option<String> = None;
-    let mut chars = line.chars();
+    // The word so far was typed bare (so "2" before ">" is a file descriptor).
+    let mut bare = true;
+    let chars: Vec<char> = script.chars().collect();
+    let mut i = 0;
     let mut quote: Option<char> = None;
-    while let Some(c) = chars.next() {
+    let end_word = |tokens: &mut Vec<Token>, word: &mut Option<String>, bare: &mut bool| {
+        if let Some(w) = word.take() {
+            tokens.push(Token::Word(w));
+        }
+        *bare = true;
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        i += 1;
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (Some('\''), c) => word.get_or_insert_default().push(c),
-            (_, '\\') => {
-                if let Some(next) = chars.next() {
-                    word.get_or_insert_default().push(next);
-                }
+            (Some('"'), '\\') if matches!(next, Some('"' | '\\' | '$')) => {
+                word.get_or_insert_default().push(next.unwrap_or('\\'));
+                i += 1;
             }
-            (Some(_), c) => word.get_or_insert_default().push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
+            (_, '$') if next == Some('?') => {
+                word.get_or_insert_default().push(STATUS_MARK);
+                i += 1;
+            }
+            (_, '$') if next.is_some_and(|n| n.is_ascii_alphabetic() || n == '_') => {
+                // Unset variables expand to nothing.
+                while chars
+                    .get(i)
+                    .is_some_and(|n| n.is_ascii_alphanumeric() || *n == '_')
+                {
+                    i += 1;
+                }
                 word.get_or_insert_default();
             }
-            (None, c) if c.is_whitespace() => words.extend(word.take()),
+            (Some(_), c) => word.get_or_insert_default().push(c),
+            (None, '\\') => {
+                if let Some(n) = next {
+                    if n != '\n' {
+                        word.get_or_insert_default().push(n);
+                    }
+                    i += 1;
+                    bare = false;
+                }
+            }
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                bare = false;
+                word.get_or_insert_default();
+            }
+            (None, '#') if word.is_none() => {
+                while chars.get(i).is_some_and(|&n| n != '\n') {
+                    i += 1;
+                }
+            }
+            (None, ';' | '\n') => {
+                end_word(&mut tokens, &mut word, &mut bare);
+                tokens.push(Token::Seq);
+            }
+            (None, '&') => {
+                end_word(&mut tokens, &mut word, &mut bare);
+                match next {
+                    Some('&') => {
+                        tokens.push(Token::And);
+                        i += 1;
+                    }
+                    Some('>') => {
+                        tokens.push(Token::Redirect {
+                            fd: 3,
+                            append: false,
+                        });
+                        i += 1;
+                    }
+                    _ => tokens.push(Token::Background),
+                }
+            }
+            (None, '|') => {
+                end_word(&mut tokens, &mut word, &mut bare);
+                if next == Some('|') {
+                    tokens.push(Token::Or);
+                    i += 1;
+                } else {
+                    tokens.push(Token::Pipe);
+                }
+            }
+            (None, '>' | '<') => {
+                let fd = match word.as_deref() {
+                    Some("1") if bare => 1,
+                    Some("2") if bare => 2,
+                    _ => {
+                        end_word(&mut tokens, &mut word, &mut bare);
+                        if c == '>' { 1 } else { 0 }
+                    }
+                };
+                word = None;
+                bare = true;
+                if c == '>'
+                    && next == Some('&')
+                    && let Some(to @ ('1' | '2')) = chars.get(i + 1)
+                {
+                    {
+                        tokens.push(Token::Dup {
+                            fd,
+                            to: *to as u8 - b'0',
+                        });
+                        i += 2;
+                        continue;
+                    }
+                }
+                let append = c == '>' && next == Some('>');
+                if append {
+                    i += 1;
+                }
+                tokens.push(Token::Redirect { fd, append });
+            }
+            (None, c) if c.is_whitespace() => end_word(&mut tokens, &mut word, &mut bare),
             (None, c) => word.get_or_insert_default().push(c),
         }
     }
-    words.extend(word);
-    words
+    end_word(&mut tokens, &mut word, &mut bare);
+    tokens
+}
+
+/// One simple command of a list and how the next one follows it.
+#[derive(Debug, Default)]
+struct Simple {
+    words: Vec<String>,
+    redirects: Vec<(u8, bool, String)>,
+    dups: Vec<(u8, u8)>,
+    /// How it is joined to the one before: `;`, `&&` or `||`.
+    joined: Join,
+    background: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Join {
+    #[default]
+    Always,
+    IfOk,
+    IfFailed,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+enum SyntaxError {
+    #[error("syntax error: '{0}' unexpected")]
+    Unexpected(&'static str),
+    #[error("pipes are not supported on this virtual phone")]
+    Pipe,
+}
+
+fn parse(tokens: Vec<Token>) -> Result<Vec<Simple>, SyntaxError> {
+    let mut list = Vec::new();
+    let mut cur = Simple::default();
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(t) = tokens.next() {
+        let push = |cur: &mut Simple, join: Join, list: &mut Vec<Simple>, what| {
+            if cur.words.is_empty() {
+                if join == Join::Always && !cur.background && cur.redirects.is_empty() {
+                    return Ok(()); // empty command between `;`s
+                }
+                return Err(SyntaxError::Unexpected(what));
+            }
+            list.push(std::mem::take(cur));
+            cur.joined = join;
+            Ok(())
+        };
+        match t {
+            Token::Word(w) => cur.words.push(w),
+            Token::Seq => push(&mut cur, Join::Always, &mut list, ";")?,
+            Token::And => push(&mut cur, Join::IfOk, &mut list, "&&")?,
+            Token::Or => push(&mut cur, Join::IfFailed, &mut list, "||")?,
+            Token::Background => {
+                cur.background = true;
+                push(&mut cur, Join::Always, &mut list, "&")?;
+            }
+            Token::Pipe => return Err(SyntaxError::Pipe),
+            Token::Redirect { fd, append } => match tokens.next() {
+                Some(Token::Word(target)) => cur.redirects.push((fd, append, target)),
+                _ => return Err(SyntaxError::Unexpected("newline")),
+            },
+            Token::Dup { fd, to } => cur.dups.push((fd, to)),
+        }
+    }
+    if !cur.words.is_empty() {
+        list.push(cur);
+    } else if cur.joined != Join::Always {
+        return Err(SyntaxError::Unexpected("end of file"));
+    }
+    Ok(list)
+}
+
+impl Shell {
+    /// Runs a script; returns its status (that of the last command run).
+    pub fn run(&mut self, ctx: &mut Ctx, script: &str) -> i32 {
+        let list = match parse(tokenize(script)) {
+            Ok(list) => list,
+            Err(e) => {
+                let _ = writeln!(ctx.err, "/system/bin/sh: {e}");
+                self.status = 2;
+                return 2;
+            }
+        };
+        for simple in list {
+            let run = match simple.joined {
+                Join::Always => true,
+                Join::IfOk => self.status == 0,
+                Join::IfFailed => self.status != 0,
+            };
+            if !run {
+                continue;
+            }
+            let words: Vec<String> = simple
+                .words
+                .iter()
+                .map(|w| w.replace(STATUS_MARK, &self.status.to_string()))
+                .collect();
+            if simple.background {
+                background(ctx.device, words);
+                self.status = 0;
+                continue;
+            }
+            self.status = self.run_redirected(ctx, &words, &simple);
+            let _ = ctx.out.flush();
+            if self.exited || !(ctx.alive)() {
+                break;
+            }
+        }
+        self.status
+    }
+
+    /// Runs one command with its redirections applied.
+    fn run_redirected(&mut self, ctx: &mut Ctx, words: &[String], simple: &Simple) -> i32 {
+        if simple.redirects.is_empty() && simple.dups.is_empty() {
+            return self.command(ctx, words);
+        }
+        let mut out = Target::Buffer(Rc::default());
+        let mut err = Target::Buffer(Rc::default());
+        // Unredirected outputs pass through to the real ones afterwards.
+        let (mut out_to, mut err_to): (Option<String>, Option<String>) = (None, None);
+        let mut out_passes = true;
+        let mut err_passes = true;
+        let mut appends = (false, false);
+        for (fd, append, target) in &simple.redirects {
+            if *fd == 1 || *fd == 3 {
+                out_to = Some(target.clone());
+                out_passes = false;
+                appends.0 = *append;
+            }
+            if *fd == 2 || *fd == 3 {
+                err_to = Some(target.clone());
+                err_passes = false;
+                appends.1 = *append;
+            }
+            if *fd == 0 {
+                let _ = writeln!(
+                    ctx.err,
+                    "/system/bin/sh: input redirection is not supported"
+                );
+                return 1;
+            }
+        }
+        for &(fd, to) in &simple.dups {
+            match (fd, to) {
+                (2, 1) => {
+                    err = out.clone();
+                    err_to = out_to.clone();
+                    err_passes = out_passes;
+                }
+                (1, 2) => {
+                    out = err.clone();
+                    out_to = err_to.clone();
+                    out_passes = err_passes;
+                }
+                _ => {}
+            }
+        }
+        let status = {
+            let mut sub = Ctx {
+                device: ctx.device,
+                out: &mut out,
+                err: &mut err,
+                stdin: ctx.stdin,
+                alive: ctx.alive,
+            };
+            self.command(&mut sub, words)
+        };
+        let take = |t: &Target| match t {
+            Target::Buffer(b) => std::mem::take(&mut *b.borrow_mut()),
+            _ => Vec::new(),
+        };
+        let same =
+            matches!((&out, &err), (Target::Buffer(a), Target::Buffer(b)) if Rc::ptr_eq(a, b));
+        let out_bytes = take(&out);
+        let err_bytes = if same { Vec::new() } else { take(&err) };
+        for (bytes, to, passes, append, real_is_err) in [
+            (out_bytes, out_to, out_passes, appends.0, false),
+            (err_bytes, err_to, err_passes, appends.1, true),
+        ] {
+            if passes {
+                let w: &mut dyn Write = if real_is_err { ctx.err } else { ctx.out };
+                let _ = w.write_all(&bytes);
+            } else if let Some(path) = to
+                && let Err(e) = ctx.device.write_file(&path, &bytes, append)
+            {
+                let _ = writeln!(ctx.err, "/system/bin/sh: can't create {path}: {e}");
+                return 1;
+            }
+        }
+        status
+    }
+
+    /// Runs one command.
+    fn command(&mut self, ctx: &mut Ctx, words: &[String]) -> i32 {
+        let Some((name, args)) = words.split_first() else {
+            return 0;
+        };
+        let name = name.strip_prefix("/system/bin/").unwrap_or(name);
+        let out = &mut *ctx.out;
+        let result = match name {
+            "echo" => {
+                let (newline, args) = match args.first().map(String::as_str) {
+                    Some("-n") => (false, &args[1..]),
+                    _ => (true, args),
+                };
+                let _ = write!(out, "{}{}", args.join(" "), if newline { "\n" } else { "" });
+                0
+            }
+            "true" => 0,
+            "false" => 1,
+            "exit" => {
+                self.exited = true;
+                args.first()
+                    .and_then(|a| a.parse().ok())
+                    .unwrap_or(self.status)
+            }
+            "sleep" => match args.first().and_then(|a| a.parse::<f64>().ok()) {
+                Some(secs) if secs >= 0.0 && secs.is_finite() => {
+                    if ctx.sleep(Duration::from_secs_f64(secs.min(1e6))) {
+                        0
+                    } else {
+                        130
+                    }
+                }
+                _ => {
+                    let _ = writeln!(
+                        ctx.err,
+                        "sleep: invalid number '{}'",
+                        args.first().map_or("", String::as_str)
+                    );
+                    1
+                }
+            },
+            "sh" => match args {
+                [c, script, ..] if c == "-c" => {
+                    let mut sub = Shell::default();
+                    sub.run(ctx, script)
+                }
+                [] => {
+                    let mut script = String::new();
+                    let _ = ctx.stdin.read_to_string(&mut script);
+                    let mut sub = Shell::default();
+                    sub.run(ctx, &script)
+                }
+                [file, ..] => match ctx.device.read_file(file) {
+                    Some(bytes) => {
+                        let mut sub = Shell::default();
+                        sub.run(ctx, &String::from_utf8_lossy(&bytes))
+                    }
+                    None => {
+                        let _ = writeln!(ctx.err, "sh: {file}: No such file or directory");
+                        127
+                    }
+                },
+            },
+            "id" => {
+                let _ = writeln!(
+                    out,
+                    "uid=2000(shell) gid=2000(shell) groups=1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats)"
+                );
+                0
+            }
+            "wm" => wm(ctx, args),
+            "getprop" => getprop(ctx, args),
+            "settings" => settings(ctx, args),
+            "cat" => cat(ctx, args),
+            "screencap" => screencap(ctx, args),
+            "input" => input::input_command(ctx, args),
+            "sendevent" => input::sendevent(ctx, args),
+            "getevent" => input::getevent(ctx, args),
+            "monkey" => input::monkey(ctx, args),
+            _ => {
+                let _ = writeln!(ctx.err, "/system/bin/sh: {name}: inaccessible or not found");
+                127
+            }
+        };
+        let _ = ctx.out.flush();
+        result
+    }
+}
+
+/// Runs a command detached from its stream (`cmd &`): its output goes nowhere, and it keeps
+/// running after the stream closes.
+fn background(device: &Arc<Device>, words: Vec<String>) {
+    let device = device.clone();
+    let spawned = std::thread::Builder::new()
+        .name("sh-background".into())
+        .spawn(move || {
+            let (mut out, mut err, mut stdin) = (io::sink(), io::sink(), io::empty());
+            let alive = || true;
+            let mut ctx = Ctx {
+                device: &device,
+                out: &mut out,
+                err: &mut err,
+                stdin: &mut stdin,
+                alive: &alive,
+            };
+            Shell::default().command(&mut ctx, &words);
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot start a background command: {e}");
+    }
+}
+
+fn wm(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let model = ctx.device.model();
+    let layout = ctx.device.layout();
+    match args.first().map(String::as_str) {
+        Some("size") if args.len() == 1 => {
+            let _ = writeln!(ctx.out, "Physical size: {}x{}", layout.width, layout.height);
+            0
+        }
+        Some("density") if args.len() == 1 => {
+            let _ = writeln!(ctx.out, "Physical density: {}", model.density());
+            0
+        }
+        _ => {
+            let _ = writeln!(
+                ctx.err,
+                "usage: wm [subcommand] [options]\n       wm size [reset|WxH]\n       wm density [reset|DENSITY]"
+            );
+            1
+        }
+    }
+}
+
+/// The system properties a phone reports.
+pub fn properties(model: super::Model) -> Vec<(&'static str, String)> {
+    let (name, product, device) = model.product();
+    vec![
+        ("ro.build.version.release", model.release().to_owned()),
+        ("ro.build.version.sdk", model.sdk().to_string()),
+        ("ro.product.brand", "google".to_owned()),
+        ("ro.product.cpu.abi", model.abi().to_owned()),
+        ("ro.product.device", device.to_owned()),
+        ("ro.product.manufacturer", "scramblebot".to_owned()),
+        ("ro.product.model", product.to_owned()),
+        ("ro.product.name", name.to_owned()),
+        ("ro.sf.lcd_density", model.density().to_string()),
+    ]
+}
+
+fn getprop(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let props = properties(ctx.device.model());
+    match args.first() {
+        None => {
+            for (k, v) in props {
+                let _ = writeln!(ctx.out, "[{k}]: [{v}]");
+            }
+        }
+        Some(key) => {
+            let value = props
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.as_str());
+            let default = args.get(1).map_or("", String::as_str);
+            let _ = writeln!(ctx.out, "{}", value.unwrap_or(default));
+        }
+    }
+    0
+}
+
+fn settings(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let namespaces = ["system", "secure", "global"];
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["put", ns, key, value, ..] if namespaces.contains(ns) => {
+            let mut s = ctx
+                .device
+                .settings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            s.insert(format!("{ns}/{key}"), (*value).to_owned());
+            0
+        }
+        ["get", ns, key] if namespaces.contains(ns) => {
+            let s = ctx
+                .device
+                .settings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let v = s.get(&format!("{ns}/{key}")).map_or("null", String::as_str);
+            let _ = writeln!(ctx.out, "{v}");
+            0
+        }
+        _ => {
+            let _ = writeln!(
+                ctx.err,
+                "usage:  settings [--user <USER_ID> | current] get namespace key\n        settings [--user <USER_ID> | current] put namespace key value\n\n'namespace' is one of {{system, secure, global}}, case-insensitive"
+            );
+            1
+        }
+    }
+}
+
+fn cat(ctx: &mut Ctx, args: &[String]) -> i32 {
+    if args.is_empty() {
+        let _ = io::copy(ctx.stdin, ctx.out);
+        return 0;
+    }
+    let mut status = 0;
+    for path in args {
+        match ctx.device.read_file(path) {
+            Some(bytes) => {
+                let _ = ctx.out.write_all(&bytes);
+            }
+            None => {
+                let _ = writeln!(ctx.err, "{path}: No such file or directory");
+                status = 1;
+            }
+        }
+    }
+    status
+}
+
+/// `screencap [-p] [FILE]`: the screen as PNG, or raw (a header of width, height, pixel
+/// format 1 = RGBA_8888, and from Android 8 the data space, then RGBA rows).
+fn screencap(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let mut png = false;
+    let mut file = None;
+    for a in args {
+        match a.as_str() {
+            "-p" => png = true,
+            "-h" => {
+                let _ = writeln!(
+                    ctx.err,
+                    "usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a png.\nIf FILENAME ends with .png it will be saved as a png.\nIf FILENAME is not given, the results will be printed to stdout."
+                );
+                return 0;
+            }
+            f => file = Some(f.to_owned()),
+        }
+    }
+    if file.as_deref().is_some_and(|f| f.ends_with(".png")) {
+        png = true;
+    }
+    let img = ctx.device.screenshot();
+    let bytes = if png {
+        let mut buf = Vec::new();
+        let encoded = image::codecs::png::PngEncoder::new(&mut buf);
+        if let Err(e) = image::ImageEncoder::write_image(
+            encoded,
+            img.as_raw(),
+            img.width(),
+            img.height(),
+            image::ExtendedColorType::Rgba8,
+        ) {
+            let _ = writeln!(ctx.err, "screencap: {e}");
+            return 1;
+        }
+        buf
+    } else {
+        raw_screencap(ctx.device.model().sdk(), &img)
+    };
+    match file {
+        Some(path) => match ctx.device.write_file(&path, &bytes, false) {
+            Ok(()) => 0,
+            Err(e) => {
+                let _ = writeln!(ctx.err, "Error opening file: {path} ({e})");
+                1
+            }
+        },
+        None => {
+            let _ = ctx.out.write_all(&bytes);
+            0
+        }
+    }
+}
+
+/// A raw screencap dump: 12-byte header before Android 8 (sdk 26), 16-byte after.
+pub fn raw_screencap(sdk: u32, img: &image::RgbaImage) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + img.as_raw().len());
+    out.extend_from_slice(&img.width().to_le_bytes());
+    out.extend_from_slice(&img.height().to_le_bytes());
+    out.extend_from_slice(&1u32.to_le_bytes());
+    if sdk >= 26 {
+        // HAL_DATASPACE_SRGB? Android reports 0 (unknown) for most screens.
+        out.extend_from_slice(&0u32.to_le_bytes());
+    }
+    out.extend_from_slice(img.as_raw());
+    out
 }
 
 /// What a terminal does to output: every LF becomes CRLF.
@@ -96,52 +900,220 @@ fn crlf(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::{Model, SimConfig};
+
+    fn words(script: &str) -> Vec<Token> {
+        tokenize(script)
+    }
+
+    fn w(s: &str) -> Token {
+        Token::Word(s.into())
+    }
 
     #[test]
-    fn words_split_as_a_shell_splits_them() {
-        // (line, words)
-        let cases: &[(&str, &[&str])] = &[
-            ("echo hi  there", &["echo", "hi", "there"]),
-            ("echo 'a b' \"c d\"", &["echo", "a b", "c d"]),
-            ("echo a\\ b", &["echo", "a b"]),
-            ("echo '' x", &["echo", "", "x"]),
-            ("echo 'it\"s'", &["echo", "it\"s"]),
-            ("echo \"unclosed here", &["echo", "unclosed here"]),
-            ("", &[]),
+    fn scripts_split_as_a_shell_splits_them() {
+        // (script, tokens)
+        let cases: Vec<(&str, Vec<Token>)> = vec![
+            ("echo hi  there", vec![w("echo"), w("hi"), w("there")]),
+            ("echo 'a b' \"c d\"", vec![w("echo"), w("a b"), w("c d")]),
+            ("echo a\\ b", vec![w("echo"), w("a b")]),
+            ("echo '' x", vec![w("echo"), w(""), w("x")]),
+            ("echo 'it\"s'", vec![w("echo"), w("it\"s")]),
+            ("a;b", vec![w("a"), Token::Seq, w("b")]),
+            (
+                "a && b || c",
+                vec![w("a"), Token::And, w("b"), Token::Or, w("c")],
+            ),
+            (
+                "m --port 1 &",
+                vec![w("m"), w("--port"), w("1"), Token::Background],
+            ),
+            ("echo '$?' $?", vec![w("echo"), w("$?"), w("\u{e000}")]),
+            ("echo $HOME.x", vec![w("echo"), w(".x")]),
+            ("a # comment", vec![w("a")]),
+            (
+                "x >/dev/null 2>&1",
+                vec![
+                    w("x"),
+                    Token::Redirect {
+                        fd: 1,
+                        append: false,
+                    },
+                    w("/dev/null"),
+                    Token::Dup { fd: 2, to: 1 },
+                ],
+            ),
+            (
+                "x 2>> log",
+                vec![
+                    w("x"),
+                    Token::Redirect {
+                        fd: 2,
+                        append: true,
+                    },
+                    w("log"),
+                ],
+            ),
+            (
+                "echo '2'>f",
+                vec![
+                    w("echo"),
+                    w("2"),
+                    Token::Redirect {
+                        fd: 1,
+                        append: false,
+                    },
+                    w("f"),
+                ],
+            ),
+            ("", vec![]),
         ];
-        for (line, words) in cases {
-            assert_eq!(split_words(line), *words, "{line}");
+        for (script, tokens) in cases {
+            assert_eq!(words(script), tokens, "{script}");
         }
     }
 
     #[test]
-    fn services_and_commands() {
-        // (service, model, output)
-        let cases: &[(&str, Model, &[u8])] = &[
-            ("shell:echo hi there", Model::Pixel, b"hi there\n"),
-            ("shell:echo hi", Model::Nexus7, b"hi\r\n"),
-            ("exec:echo hi", Model::Nexus7, b"hi\n"),
-            ("shell:echo 'a b' \"c\"", Model::Pixel, b"a b c\n"),
-            ("shell:true", Model::Pixel, b""),
+    fn syntax_errors_are_reported() {
+        // (script, error)
+        let cases = [
+            ("&& x", SyntaxError::Unexpected("&&")),
+            ("x &&", SyntaxError::Unexpected("end of file")),
+            ("x | y", SyntaxError::Pipe),
+            ("x >", SyntaxError::Unexpected("newline")),
+        ];
+        for (script, error) in cases {
+            assert_eq!(parse(tokenize(script)).unwrap_err(), error, "{script}");
+        }
+    }
+
+    /// Runs a script on a fresh phone: (stdout, stderr, status).
+    fn run(model: Model, script: &str) -> (String, String, i32) {
+        let device = Device::new(SimConfig {
+            model,
+            ..SimConfig::default()
+        });
+        let (mut out, mut err, mut stdin) = (Vec::new(), Vec::new(), io::empty());
+        let alive = || true;
+        let mut ctx = Ctx {
+            device: &device,
+            out: &mut out,
+            err: &mut err,
+            stdin: &mut stdin,
+            alive: &alive,
+        };
+        let status = Shell::default().run(&mut ctx, script);
+        (
+            String::from_utf8_lossy(&out).into_owned(),
+            String::from_utf8_lossy(&err).into_owned(),
+            status,
+        )
+    }
+
+    #[test]
+    fn commands_answer_as_android_does() {
+        // (model, script, stdout, stderr contains, status)
+        let cases = [
+            (Model::Pixel, "echo hi there", "hi there\n", "", 0),
+            (Model::Pixel, "echo -n hi", "hi", "", 0),
+            (Model::Pixel, "false; echo \"rc=$?\"", "rc=1\n", "", 0),
+            (Model::Pixel, "true && echo yes || echo no", "yes\n", "", 0),
+            (Model::Pixel, "false && echo yes || echo no", "no\n", "", 0),
             (
-                "shell:frobnicate now",
                 Model::Pixel,
-                b"/system/bin/sh: frobnicate: inaccessible or not found\n",
+                "frob; echo $?",
+                "127\n",
+                "frob: inaccessible or not found",
+                0,
+            ),
+            (Model::Pixel, "sh -c 'echo inner; exit 3'", "inner\n", "", 3),
+            (Model::Pixel, "exit 4; echo never", "", "", 4),
+            (Model::Nexus7, "wm size", "Physical size: 800x1280\n", "", 0),
+            (Model::Pixel, "wm size", "Physical size: 1080x2400\n", "", 0),
+            (Model::Small, "wm density", "Physical density: 240\n", "", 0),
+            (Model::Nexus7, "getprop ro.build.version.sdk", "22\n", "", 0),
+            (
+                Model::Nexus7,
+                "getprop ro.build.version.release",
+                "5.1.1\n",
+                "",
+                0,
+            ),
+            (
+                Model::Pixel,
+                "getprop ro.product.cpu.abi",
+                "arm64-v8a\n",
+                "",
+                0,
+            ),
+            (
+                Model::Nexus7,
+                "getprop ro.product.model",
+                "Nexus 7\n",
+                "",
+                0,
+            ),
+            (
+                Model::Nexus7,
+                "getprop ro.product.device",
+                "grouper\n",
+                "",
+                0,
+            ),
+            (Model::Pixel, "getprop no.such.key", "\n", "", 0),
+            (
+                Model::Pixel,
+                "settings put system pointer_location 1 && settings get system pointer_location",
+                "1\n",
+                "",
+                0,
+            ),
+            (Model::Pixel, "settings get global nothing", "null\n", "", 0),
+            (
+                Model::Pixel,
+                "echo saved > /data/local/tmp/x; cat /data/local/tmp/x",
+                "saved\n",
+                "",
+                0,
+            ),
+            (Model::Pixel, "frob 2>/dev/null; echo $?", "127\n", "", 0),
+            (Model::Pixel, "frob >/dev/null 2>&1", "", "", 127),
+            (Model::Pixel, "cat /nope", "", "No such file", 1),
+            (Model::Pixel, "sleep 0.01 && echo slept", "slept\n", "", 0),
+            (Model::Pixel, "sleep x", "", "invalid number", 1),
+            (
+                Model::Pixel,
+                "echo a | cat",
+                "",
+                "pipes are not supported",
+                2,
             ),
         ];
-        for (name, model, output) in cases {
-            let service = Service::parse(name).expect(name);
-            assert_eq!(run(&service, model), output.to_vec(), "{name} on {model:?}");
+        for (model, script, out, err, status) in cases {
+            let (o, e, s) = run(model, script);
+            assert_eq!(
+                (o.as_str(), s),
+                (out, status),
+                "{script} on {model:?} (stderr {e:?})"
+            );
+            assert!(e.contains(err), "{script}: stderr {e:?}");
         }
-        for refused in [
-            "shell:",
-            "shell:  ",
-            "sync:",
-            "tcp:1234",
-            "shell,v2,raw:echo hi",
-            "bogus",
-        ] {
-            assert_eq!(Service::parse(refused), None, "{refused}");
+    }
+
+    #[test]
+    fn screencap_headers_follow_the_android_version() {
+        for (model, header) in [(Model::Nexus7, 12), (Model::Small, 12), (Model::Pixel, 16)] {
+            let device = Device::new(SimConfig {
+                model,
+                ..SimConfig::default()
+            });
+            let img = device.screenshot();
+            let raw = raw_screencap(model.sdk(), &img);
+            let (w, h) = (device.layout().width, device.layout().height);
+            assert_eq!(raw.len(), header + (w * h * 4) as usize, "{model:?}");
+            assert_eq!(&raw[..4], &w.to_le_bytes());
+            assert_eq!(&raw[4..8], &h.to_le_bytes());
+            assert_eq!(&raw[8..12], &1u32.to_le_bytes());
         }
     }
 }

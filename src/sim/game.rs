@@ -1,0 +1,819 @@
+//! The game the virtual phone runs and its referee: screens (lobby, round, results), the round
+//! clock with Freeze, and every touch turned into strokes, tiles, words and points. Only what
+//! the game would see counts: each sample is hit-tested where it lands (no interpolation), and
+//! moves are sampled once per frame, so a finger that crosses a tile between two frames does
+//! not select it. Scoring goes through `score.rs`, never a copy of the rules. Pure: time comes
+//! in as a `Duration` since the phone started; nothing here reads a clock or touches a file.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::layout::{Layout, SIDE};
+use crate::board::{Board, Pos};
+use crate::dict::Trie;
+use crate::sample::{BoardSet, Rng};
+use crate::score::{Bonus, Bonuses, Rules};
+use crate::solve::Solver;
+
+/// Samples kept per stroke in the report; a finger held down forever must not grow memory.
+const MAX_SAMPLES_KEPT: usize = 512;
+/// Strokes kept in the report; older ones are dropped (and counted).
+const MAX_STROKES_KEPT: usize = 20_000;
+
+/// How the game is set up.
+#[derive(Clone, Debug)]
+pub struct GameConfig {
+    /// The first round's board; later rounds (and the first, without it) come from `seed`.
+    pub board: Option<Board>,
+    pub seed: u64,
+    pub round: Duration,
+    /// What one Freeze adds to the clock.
+    pub freeze: Duration,
+    /// Freezes allowed per round; `None` is unlimited.
+    pub freeze_uses: Option<u32>,
+    /// The app's frame interval: it sees the latest move sample of each frame.
+    pub frame: Duration,
+    /// Start in the lobby (a tap on Play starts the round) instead of in a round.
+    pub lobby: bool,
+}
+
+impl Default for GameConfig {
+    fn default() -> Self {
+        GameConfig {
+            board: None,
+            seed: 1,
+            round: Duration::from_secs(120),
+            freeze: Duration::from_secs(15),
+            freeze_uses: None,
+            frame: Duration::from_millis(16),
+            lobby: false,
+        }
+    }
+}
+
+/// What the phone shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Screen {
+    Lobby,
+    Round,
+    Results,
+}
+
+/// How a touch reached the phone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Route {
+    /// The `input` command (tap, swipe, motionevent).
+    Input,
+    /// Events written to the touchscreen's /dev/input node (`sendevent`).
+    Sendevent,
+    /// The monkey's network protocol.
+    Monkey,
+    /// Injected by the program hosting the sim (tests), below every Android route.
+    Raw,
+}
+
+/// A touch event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Down,
+    Move,
+    Up,
+    /// The gesture is abandoned (`input motionevent CANCEL`): nothing is entered.
+    Cancel,
+}
+
+/// One touch sample as it reached the phone.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Sample {
+    pub t_ms: f64,
+    pub action: Action,
+    pub x: f32,
+    pub y: f32,
+}
+
+/// A finished stroke, for the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct StrokeRecord {
+    pub index: usize,
+    pub round: u32,
+    pub route: Route,
+    pub start_ms: f64,
+    pub end_ms: f64,
+    /// Every sample that arrived (the first `MAX_SAMPLES_KEPT`).
+    pub samples: Vec<Sample>,
+    pub sample_count: usize,
+    /// Samples the app saw (one move per frame, plus down and up).
+    pub seen: usize,
+    /// Tiles selected, in order, as (row, col).
+    pub tiles: Vec<[usize; 2]>,
+    /// word, tap, freeze, lifeline, play, or none.
+    pub kind: &'static str,
+    pub word: Option<String>,
+    pub accepted: bool,
+    pub reason: Option<String>,
+    pub points: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FreezeRecord {
+    pub round: u32,
+    pub at_ms: f64,
+    /// Round time when it was tapped.
+    pub round_ms: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Violation {
+    pub stroke: usize,
+    pub round: u32,
+    pub route: Route,
+    pub at_ms: f64,
+    pub x: f32,
+    pub y: f32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RoundSummary {
+    pub round: u32,
+    pub board: String,
+    pub bonuses: String,
+    pub score: u32,
+    pub max_score: u32,
+    pub words: usize,
+    pub words_possible: usize,
+    pub freezes: usize,
+}
+
+/// Everything on screen, enough to draw it; equal views draw equal pictures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    pub screen: Screen,
+    pub round: u32,
+    pub tiles: Vec<u8>,
+    pub bonuses: Vec<Option<Bonus>>,
+    /// Whole seconds left on the clock (rounded up).
+    pub secs_left: u64,
+    pub score: u32,
+    pub words: usize,
+    /// Tiles of the stroke in progress (highlighted).
+    pub selected: Vec<usize>,
+    pub last_word: Option<(String, bool)>,
+    pub max_score: u32,
+}
+
+/// A stroke in progress.
+#[derive(Debug)]
+struct Stroke {
+    route: Route,
+    start: Duration,
+    samples: Vec<Sample>,
+    count: usize,
+    /// The latest move of the current frame, not yet seen by the app.
+    pending: Option<(u64, Sample)>,
+    seen: Vec<Sample>,
+    tiles: Vec<usize>,
+    outside: Option<Sample>,
+}
+
+/// The game and its referee.
+pub struct Game {
+    config: GameConfig,
+    layout: Layout,
+    trie: Trie,
+    rules: Rules,
+    screen: Screen,
+    round: u32,
+    board: Board,
+    bonuses: Bonuses,
+    round_start: Duration,
+    extension: Duration,
+    found: HashSet<String>,
+    score: u32,
+    max_score: u32,
+    words_possible: usize,
+    round_freezes: u32,
+    strokes: Vec<StrokeRecord>,
+    strokes_dropped: usize,
+    stroke_count: usize,
+    freezes: Vec<FreezeRecord>,
+    violations: Vec<Violation>,
+    rounds: Vec<RoundSummary>,
+    first_screenshot: Option<Duration>,
+    first_touch: Option<Duration>,
+    current: Option<Stroke>,
+    taps: Vec<usize>,
+    last_word: Option<(String, bool)>,
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+impl Game {
+    /// A game on `layout`, started at time zero (in a round, or in the lobby).
+    pub fn new(config: GameConfig, layout: Layout, trie: Trie) -> Game {
+        let board = config.board.unwrap_or_else(|| Game::dealt(config.seed, 1));
+        let mut game = Game {
+            layout,
+            trie,
+            rules: Rules::scramble(),
+            screen: Screen::Lobby,
+            round: 0,
+            board,
+            bonuses: Bonuses::none(),
+            round_start: Duration::ZERO,
+            extension: Duration::ZERO,
+            found: HashSet::new(),
+            score: 0,
+            max_score: 0,
+            words_possible: 0,
+            round_freezes: 0,
+            strokes: Vec::new(),
+            strokes_dropped: 0,
+            stroke_count: 0,
+            freezes: Vec::new(),
+            violations: Vec::new(),
+            rounds: Vec::new(),
+            first_screenshot: None,
+            first_touch: None,
+            current: None,
+            taps: Vec::new(),
+            last_word: None,
+            config,
+        };
+        if !game.config.lobby {
+            game.start_round(Duration::ZERO);
+        }
+        game
+    }
+
+    /// A board rolled from the New Boggle dice for round `round` of the game seeded `seed`.
+    fn dealt(seed: u64, round: u32) -> Board {
+        let mut rng = Rng::new(seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        BoardSet::Dice.one(&mut rng)
+    }
+
+    fn start_round(&mut self, now: Duration) {
+        // Rounds 1, 2, 3 of a match: plain, then DL/DW, then TL/TW.
+        self.round += 1;
+        let in_match = (self.round - 1) % 3;
+        if self.round > 1 || self.config.board.is_none() {
+            self.board = Game::dealt(self.config.seed, self.round);
+        }
+        self.bonuses = Bonuses::none();
+        let placed = match in_match {
+            1 => [Bonus::DL, Bonus::DL, Bonus::DW],
+            2 => [Bonus::TL, Bonus::TL, Bonus::TW],
+            _ => [Bonus::DL; 3],
+        };
+        if in_match > 0 {
+            let mut rng = Rng::new(self.config.seed.wrapping_add(self.round as u64 * 7919));
+            let mut cells: Vec<usize> = (0..SIDE * SIDE).collect();
+            for bonus in placed {
+                let cell = cells.remove(rng.below(cells.len()));
+                let pos = self.board.pos_of(cell);
+                let _ = self.bonuses.set(&self.board, pos, bonus);
+            }
+        }
+        let best = Solver::new(&self.trie).solve(&self.board, &self.rules, &self.bonuses);
+        self.max_score = best.total_points();
+        self.words_possible = best.len();
+        self.screen = Screen::Round;
+        self.round_start = now;
+        self.extension = Duration::ZERO;
+        self.found.clear();
+        self.score = 0;
+        self.round_freezes = 0;
+        self.taps.clear();
+        self.last_word = None;
+    }
+
+    /// When the round's clock runs out.
+    fn round_end(&self) -> Duration {
+        self.round_start + self.config.round + self.extension
+    }
+
+    /// Moves the game on to `now`: a round whose clock has run out shows its results.
+    pub fn tick(&mut self, now: Duration) {
+        if self.screen == Screen::Round && now >= self.round_end() {
+            self.screen = Screen::Results;
+            self.rounds.push(RoundSummary {
+                round: self.round,
+                board: self.board.to_string(),
+                bonuses: self.bonus_text(),
+                score: self.score,
+                max_score: self.max_score,
+                words: self.found.len(),
+                words_possible: self.words_possible,
+                freezes: self.round_freezes as usize,
+            });
+        }
+    }
+
+    fn bonus_text(&self) -> String {
+        self.bonuses
+            .iter()
+            .map(|(i, b)| {
+                let p = self.board.pos_of(i);
+                format!("{b}@{},{}", p.row(), p.col())
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    pub fn screen(&self) -> Screen {
+        self.screen
+    }
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    pub fn bonuses(&self) -> &Bonuses {
+        &self.bonuses
+    }
+    pub fn score(&self) -> u32 {
+        self.score
+    }
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    pub fn strokes(&self) -> &[StrokeRecord] {
+        &self.strokes
+    }
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+    pub fn freezes(&self) -> &[FreezeRecord] {
+        &self.freezes
+    }
+
+    /// Time left on the round clock at `now` (zero outside a round).
+    pub fn time_left(&self, now: Duration) -> Duration {
+        match self.screen {
+            Screen::Round => self.round_end().saturating_sub(now),
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// What the screen shows at `now`; a screenshot also starts the "first touch" timer.
+    pub fn view(&mut self, now: Duration, screenshot: bool) -> View {
+        self.tick(now);
+        if screenshot && self.first_screenshot.is_none() {
+            self.first_screenshot = Some(now);
+        }
+        View {
+            screen: self.screen,
+            round: self.round,
+            tiles: self.board.tiles().to_vec(),
+            bonuses: (0..self.board.cells())
+                .map(|i| self.bonuses.at(i))
+                .collect(),
+            secs_left: self.time_left(now).as_secs_f64().ceil() as u64,
+            score: self.score,
+            words: self.found.len(),
+            selected: self
+                .current
+                .as_ref()
+                .map(|s| s.tiles.clone())
+                .unwrap_or_default(),
+            last_word: self.last_word.clone(),
+            max_score: self.max_score,
+        }
+    }
+
+    /// One touch sample. Returns true when it ended a stroke (the report changed).
+    pub fn touch(&mut self, now: Duration, route: Route, action: Action, x: f32, y: f32) -> bool {
+        self.tick(now);
+        if self.first_touch.is_none() && self.first_screenshot.is_some() {
+            self.first_touch = Some(now);
+        }
+        let sample = Sample {
+            t_ms: ms(now),
+            action,
+            x,
+            y,
+        };
+        match action {
+            Action::Down => {
+                let ended = self.current.is_some();
+                if let Some(old) = self.current.take() {
+                    self.finish(old, now, Some("cancelled: a new touch began"));
+                }
+                let mut stroke = Stroke {
+                    route,
+                    start: now,
+                    samples: Vec::new(),
+                    count: 0,
+                    pending: None,
+                    seen: Vec::new(),
+                    tiles: Vec::new(),
+                    outside: None,
+                };
+                self.record(&mut stroke, sample);
+                self.see(&mut stroke, sample);
+                self.current = Some(stroke);
+                ended
+            }
+            Action::Move => {
+                // A move without a finger down is dropped by Android's input dispatcher.
+                let Some(mut stroke) = self.current.take() else {
+                    return false;
+                };
+                self.record(&mut stroke, sample);
+                let frame = (now.as_nanos() / self.config.frame.as_nanos().max(1)) as u64;
+                match stroke.pending {
+                    Some((f, _)) if f == frame => {}
+                    Some((_, older)) => self.see(&mut stroke, older),
+                    None => {}
+                }
+                stroke.pending = Some((frame, sample));
+                self.current = Some(stroke);
+                false
+            }
+            Action::Cancel => {
+                let Some(mut stroke) = self.current.take() else {
+                    return false;
+                };
+                self.record(&mut stroke, sample);
+                self.finish(stroke, now, Some("cancelled"));
+                true
+            }
+            Action::Up => {
+                let Some(mut stroke) = self.current.take() else {
+                    return false;
+                };
+                self.record(&mut stroke, sample);
+                if let Some((_, last)) = stroke.pending.take() {
+                    self.see(&mut stroke, last);
+                }
+                self.see(&mut stroke, sample);
+                self.finish(stroke, now, None);
+                true
+            }
+        }
+    }
+
+    fn record(&self, stroke: &mut Stroke, sample: Sample) {
+        stroke.count += 1;
+        if stroke.samples.len() < MAX_SAMPLES_KEPT {
+            stroke.samples.push(sample);
+        }
+        let fence = match self.screen {
+            Screen::Round => self.layout.in_fence(sample.x, sample.y),
+            Screen::Lobby | Screen::Results => self.layout.play.contains(sample.x, sample.y),
+        };
+        if !fence && stroke.outside.is_none() {
+            stroke.outside = Some(sample);
+        }
+    }
+
+    /// The app sees one sample: it selects the tile under it, if any.
+    fn see(&self, stroke: &mut Stroke, sample: Sample) {
+        if stroke.seen.len() < MAX_SAMPLES_KEPT {
+            stroke.seen.push(sample);
+        }
+        if let Some(cell) = self.layout.hit(sample.x, sample.y)
+            && stroke.tiles.last() != Some(&cell)
+        {
+            stroke.tiles.push(cell);
+        }
+    }
+
+    /// Judges a finished stroke and records it.
+    fn finish(&mut self, stroke: Stroke, now: Duration, cancelled: Option<&str>) {
+        let index = self.stroke_count;
+        self.stroke_count += 1;
+        if let Some(s) = stroke.outside {
+            self.violations.push(Violation {
+                stroke: index,
+                round: self.round,
+                route: stroke.route,
+                at_ms: s.t_ms,
+                x: s.x,
+                y: s.y,
+            });
+        }
+        let mut record = StrokeRecord {
+            index,
+            round: self.round,
+            route: stroke.route,
+            start_ms: ms(stroke.start),
+            end_ms: ms(now),
+            samples: stroke.samples.clone(),
+            sample_count: stroke.count,
+            seen: stroke.seen.len(),
+            tiles: stroke.tiles.iter().map(|&c| [c / SIDE, c % SIDE]).collect(),
+            kind: "none",
+            word: None,
+            accepted: false,
+            reason: None,
+            points: 0,
+        };
+        let verdict = match cancelled {
+            Some(why) => Err(why.to_owned()),
+            None => self.judge(&stroke, now, &mut record),
+        };
+        match verdict {
+            Ok(points) => {
+                record.accepted = true;
+                record.points = points;
+            }
+            Err(why) => record.reason = Some(why),
+        }
+        if self.strokes.len() >= MAX_STROKES_KEPT {
+            self.strokes.remove(0);
+            self.strokes_dropped += 1;
+        }
+        self.strokes.push(record);
+    }
+
+    /// What a stroke did: Ok(points) when it counted (a word, a tile tap, a lifeline, Play).
+    fn judge(
+        &mut self,
+        stroke: &Stroke,
+        now: Duration,
+        record: &mut StrokeRecord,
+    ) -> Result<u32, String> {
+        let seen = &stroke.seen;
+        let within = |hit: &dyn Fn(&Sample) -> bool| !seen.is_empty() && seen.iter().all(hit);
+        if self.screen != Screen::Round {
+            if within(&|s| self.layout.play.contains(s.x, s.y)) {
+                record.kind = "play";
+                self.start_round(now);
+                return Ok(0);
+            }
+            return Err(format!("no round is running ({:?} screen)", self.screen));
+        }
+        if let Some(b) = self.layout.button(seen[0].x, seen[0].y)
+            && stroke.tiles.is_empty()
+            && within(&|s| self.layout.buttons[b].contains(s.x, s.y))
+        {
+            return self.lifeline(b, now, record);
+        }
+        match stroke.tiles.len() {
+            0 => Err("no tile touched".into()),
+            1 => {
+                record.kind = "tap";
+                self.tap(stroke.tiles[0], record)
+            }
+            _ => {
+                record.kind = "word";
+                self.taps.clear();
+                self.enter(&stroke.tiles, record)
+            }
+        }
+    }
+
+    fn lifeline(
+        &mut self,
+        b: usize,
+        now: Duration,
+        record: &mut StrokeRecord,
+    ) -> Result<u32, String> {
+        if b != 0 {
+            record.kind = "lifeline";
+            return Err(format!(
+                "the {} lifeline is not simulated",
+                self.layout.buttons[b].name
+            ));
+        }
+        record.kind = "freeze";
+        if self
+            .config
+            .freeze_uses
+            .is_some_and(|limit| self.round_freezes >= limit)
+        {
+            return Err("no Freeze left this round".into());
+        }
+        self.round_freezes += 1;
+        self.extension += self.config.freeze;
+        self.freezes.push(FreezeRecord {
+            round: self.round,
+            at_ms: ms(now),
+            round_ms: ms(now.saturating_sub(self.round_start)),
+        });
+        Ok(0)
+    }
+
+    /// Tap entry: tap each tile, then the last one again.
+    fn tap(&mut self, cell: usize, record: &mut StrokeRecord) -> Result<u32, String> {
+        if self.taps.last() == Some(&cell) {
+            let tiles = std::mem::take(&mut self.taps);
+            return self.enter(&tiles, record);
+        }
+        let extends = match self.taps.last() {
+            None => true,
+            Some(&last) => {
+                self.board.pos_of(last).touches(self.board.pos_of(cell))
+                    && !self.taps.contains(&cell)
+            }
+        };
+        if !extends {
+            let abandoned = self.board.spell(&self.path(&self.taps));
+            self.taps = vec![cell];
+            return Err(format!(
+                "tapped a tile that does not extend {abandoned:?}; starting again from it"
+            ));
+        }
+        self.taps.push(cell);
+        Ok(0)
+    }
+
+    fn path(&self, tiles: &[usize]) -> Vec<Pos> {
+        tiles.iter().map(|&c| self.board.pos_of(c)).collect()
+    }
+
+    /// A word entered along `tiles`: checked, and scored if it counts.
+    fn enter(&mut self, tiles: &[usize], record: &mut StrokeRecord) -> Result<u32, String> {
+        let path = self.path(tiles);
+        let word = self.board.spell(&path);
+        record.word = Some(word.clone());
+        let verdict = self.check(&path, &word);
+        self.last_word = Some((word.clone(), verdict.is_ok()));
+        let points = verdict?;
+        self.found.insert(word);
+        self.score += points;
+        Ok(points)
+    }
+
+    fn check(&self, path: &[Pos], word: &str) -> Result<u32, String> {
+        if let Some(w) = path.windows(2).find(|w| !w[0].touches(w[1])) {
+            return Err(format!("tiles {} and {} are not adjacent", w[0], w[1]));
+        }
+        for (i, p) in path.iter().enumerate() {
+            if path[..i].contains(p) {
+                return Err(format!("tile {p} used twice"));
+            }
+        }
+        let min = self.rules.min_len();
+        if word.len() < min {
+            return Err(format!("shorter than {min} letters"));
+        }
+        if !self.trie.contains(word) {
+            return Err("not in the dictionary".into());
+        }
+        if self.found.contains(word) {
+            return Err("already found this round".into());
+        }
+        Ok(self.rules.score_path(&self.board, &self.bonuses, path))
+    }
+
+    /// The report: everything the referee saw, as JSON.
+    pub fn report(&mut self, now: Duration) -> serde_json::Value {
+        self.tick(now);
+        let after = match (self.first_screenshot, self.first_touch) {
+            (Some(s), Some(t)) => Some(ms(t.saturating_sub(s))),
+            _ => None,
+        };
+        let mut found: Vec<&String> = self.found.iter().collect();
+        found.sort();
+        serde_json::json!({
+            "screen": self.screen,
+            "round": self.round,
+            "board": self.board.to_string(),
+            "bonuses": self.bonus_text(),
+            "round_secs": self.config.round.as_secs_f64(),
+            "frame_ms": ms(self.config.frame),
+            "time_ms": ms(now),
+            "time_left_ms": ms(self.time_left(now)),
+            "score": self.score,
+            "max_score": self.max_score,
+            "words": self.found.len(),
+            "words_possible": self.words_possible,
+            "found": found,
+            "first_screenshot_ms": self.first_screenshot.map(ms),
+            "first_touch_ms": self.first_touch.map(ms),
+            "first_touch_after_screenshot_ms": after,
+            "freezes": self.freezes,
+            "violations": self.violations,
+            "rounds": self.rounds,
+            "strokes_dropped": self.strokes_dropped,
+            "strokes": self.strokes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Model;
+
+    fn game(board: &str) -> Game {
+        let config = GameConfig {
+            board: Some(Board::parse(board).unwrap()),
+            round: Duration::from_secs(60),
+            ..GameConfig::default()
+        };
+        Game::new(config, Layout::of(Model::Nexus7), Trie::enable())
+    }
+
+    /// Swipes through cells, one sample per cell centre, `gap` apart, starting at `t0`.
+    fn swipe(g: &mut Game, t0: Duration, gap: Duration, cells: &[usize]) -> Duration {
+        let mut t = t0;
+        for (i, &c) in cells.iter().enumerate() {
+            let (x, y) = g.layout().centre(c);
+            let action = if i == 0 { Action::Down } else { Action::Move };
+            g.touch(t, Route::Raw, action, x, y);
+            t += gap;
+        }
+        let (x, y) = g.layout().centre(*cells.last().unwrap());
+        g.touch(t, Route::Raw, Action::Up, x, y);
+        t + gap
+    }
+
+    fn last(g: &Game) -> &StrokeRecord {
+        g.strokes().last().unwrap()
+    }
+
+    const FRAME: Duration = Duration::from_millis(20);
+
+    #[test]
+    fn swipes_are_judged() {
+        // c a t s / x x x x / ...: cells 0 1 2 3 in the first row.
+        let mut g = game("cats/xxxx/xxxx/xxxx");
+        let t = Duration::from_millis(100);
+        // (cells, accepted, reason contains, word)
+        let cases: &[(&[usize], bool, &str, &str)] = &[
+            (&[0, 1, 2], true, "", "cat"),
+            (&[0, 1, 2], false, "already found", "cat"),
+            (&[0, 1, 2, 3], true, "", "cats"),
+            (&[2, 1, 0], false, "not in the dictionary", "tac"),
+            (&[0, 2], false, "not adjacent", "ct"),
+            (&[0, 1, 0], false, "used twice", "cac"),
+            (&[1, 2], true, "", "at"),
+        ];
+        let mut t = t;
+        for &(cells, accepted, reason, word) in cases {
+            t = swipe(&mut g, t, FRAME, cells);
+            let r = last(&g);
+            assert_eq!(r.accepted, accepted, "{cells:?}: {r:?}");
+            assert_eq!(r.word.as_deref(), Some(word));
+            assert!(r.reason.as_deref().unwrap_or("").contains(reason), "{r:?}");
+        }
+        // cat 4+1+1 = 6, cats 7, at 1 (two letters score 1).
+        assert_eq!(g.score(), 6 + 7 + 1);
+    }
+
+    #[test]
+    fn a_move_inside_one_frame_is_not_seen() {
+        let mut g = game("cats/xxxx/xxxx/xxxx");
+        // Down on c; a, t, s within one 16 ms frame (1600..1616 ms): the app sees only s.
+        let t0 = Duration::from_millis(1600);
+        let quick = Duration::from_millis(3);
+        swipe(&mut g, t0, quick, &[0, 1, 2, 3]);
+        let r = last(&g);
+        assert!(!r.accepted);
+        assert_eq!(r.tiles, vec![[0, 0], [0, 3]], "{r:?}");
+        // The same word paced one sample per frame is seen whole.
+        swipe(&mut g, t0 + Duration::from_secs(1), FRAME, &[0, 1, 2, 3]);
+        assert!(last(&g).accepted, "{:?}", last(&g));
+    }
+
+    #[test]
+    fn taps_enter_words_and_freeze_extends_the_clock() {
+        let mut g = game("cats/xxxx/xxxx/xxxx");
+        let mut t = Duration::from_millis(10);
+        for cell in [0, 1, 2, 2] {
+            t = swipe(&mut g, t, FRAME, &[cell]);
+        }
+        assert_eq!(last(&g).word.as_deref(), Some("cat"));
+        assert!(last(&g).accepted && last(&g).kind == "tap");
+        assert_eq!(
+            g.time_left(Duration::from_secs(10)),
+            Duration::from_secs(50)
+        );
+        let freeze = g.layout().buttons[0];
+        g.touch(t, Route::Raw, Action::Down, freeze.x, freeze.y);
+        g.touch(t, Route::Raw, Action::Up, freeze.x, freeze.y);
+        assert_eq!(last(&g).kind, "freeze");
+        assert_eq!(g.freezes().len(), 1);
+        assert_eq!(
+            g.time_left(Duration::from_secs(10)),
+            Duration::from_secs(65)
+        );
+        assert!(g.violations().is_empty());
+    }
+
+    #[test]
+    fn touches_outside_are_violations_and_time_ends_the_round() {
+        let mut g = game("cats/xxxx/xxxx/xxxx");
+        g.touch(Duration::from_secs(1), Route::Raw, Action::Down, 5.0, 5.0);
+        g.touch(Duration::from_secs(1), Route::Raw, Action::Up, 5.0, 5.0);
+        assert_eq!(g.violations().len(), 1);
+        g.tick(Duration::from_secs(61));
+        assert_eq!(g.screen(), Screen::Results);
+        swipe(&mut g, Duration::from_secs(62), FRAME, &[0, 1, 2]);
+        assert!(!last(&g).accepted);
+        // The Play button starts round 2, with bonus tiles.
+        let play = g.layout().play;
+        let (x, y) = ((play.x0 + play.x1) / 2.0, (play.y0 + play.y1) / 2.0);
+        g.touch(Duration::from_secs(63), Route::Raw, Action::Down, x, y);
+        g.touch(Duration::from_secs(63), Route::Raw, Action::Up, x, y);
+        assert_eq!(g.screen(), Screen::Round);
+        assert_eq!(g.bonuses().iter().count(), 3);
+    }
+}

@@ -1,0 +1,521 @@
+//! Draws the game's screens (lobby, round, results) at a phone's resolution, from a `View`
+//! and the phone's `Layout`, with DejaVu Sans built into the binary. The look follows the
+//! real game: light rounded tiles with a big bold letter and a small point value in a corner,
+//! coloured DL/TL/DW/TW badges, a clock and score above the grid, three round lifeline
+//! buttons under it. Pure: pixels in memory; encoding and sending them is the caller's.
+
+use std::sync::OnceLock;
+
+use ab_glyph::{FontRef, PxScale};
+use image::{Rgba, RgbaImage};
+use imageproc::drawing::{
+    draw_filled_circle_mut, draw_filled_rect_mut, draw_hollow_circle_mut, draw_line_segment_mut,
+    draw_text_mut, text_size,
+};
+use imageproc::rect::Rect as PixelRect;
+
+use super::game::{Screen, View};
+use super::layout::{Layout, Rect, SIDE};
+use crate::board::tile_name;
+use crate::score::{Bonus, Rules};
+
+fn bold() -> &'static FontRef<'static> {
+    static FONT: OnceLock<FontRef<'static>> = OnceLock::new();
+    FONT.get_or_init(|| FontRef::try_from_slice(dejavu::sans::bold()).expect("DejaVu Sans Bold"))
+}
+
+fn regular() -> &'static FontRef<'static> {
+    static FONT: OnceLock<FontRef<'static>> = OnceLock::new();
+    FONT.get_or_init(|| FontRef::try_from_slice(dejavu::sans::regular()).expect("DejaVu Sans"))
+}
+
+const fn rgb(r: u8, g: u8, b: u8) -> Rgba<u8> {
+    Rgba([r, g, b, 255])
+}
+
+const SKY_TOP: Rgba<u8> = rgb(38, 86, 150);
+const SKY_BOTTOM: Rgba<u8> = rgb(16, 38, 80);
+const TILE: Rgba<u8> = rgb(250, 242, 222);
+const TILE_SHADOW: Rgba<u8> = rgb(150, 128, 96);
+const TILE_SELECTED: Rgba<u8> = rgb(255, 190, 70);
+const INK: Rgba<u8> = rgb(40, 36, 32);
+const WHITE: Rgba<u8> = rgb(255, 255, 255);
+const PALE: Rgba<u8> = rgb(200, 215, 240);
+const GREEN: Rgba<u8> = rgb(76, 175, 80);
+const GREEN_DARK: Rgba<u8> = rgb(46, 125, 50);
+
+fn badge_colour(bonus: Bonus) -> Rgba<u8> {
+    match bonus {
+        Bonus::DL => rgb(52, 136, 214),
+        Bonus::TL => rgb(40, 150, 90),
+        Bonus::DW => rgb(230, 120, 50),
+        Bonus::TW => rgb(200, 45, 70),
+    }
+}
+
+/// The screen `view` shows, drawn for `layout`.
+pub fn render(layout: &Layout, view: &View) -> RgbaImage {
+    let mut img = RgbaImage::new(layout.width, layout.height);
+    background(&mut img);
+    status_bar(&mut img, layout);
+    match view.screen {
+        Screen::Lobby => lobby(&mut img, layout),
+        Screen::Round => round(&mut img, layout, view),
+        Screen::Results => results(&mut img, layout, view),
+    }
+    img
+}
+
+fn background(img: &mut RgbaImage) {
+    let h = img.height().max(1) as f32;
+    for (_, y, p) in img.enumerate_pixels_mut() {
+        let t = y as f32 / h;
+        let mix = |a: u8, b: u8| (a as f32 * (1.0 - t) + b as f32 * t).round() as u8;
+        *p = Rgba([
+            mix(SKY_TOP[0], SKY_BOTTOM[0]),
+            mix(SKY_TOP[1], SKY_BOTTOM[1]),
+            mix(SKY_TOP[2], SKY_BOTTOM[2]),
+            255,
+        ]);
+    }
+}
+
+fn status_bar(img: &mut RgbaImage, layout: &Layout) {
+    let h = layout.status_bar;
+    fill(
+        img,
+        Rect {
+            x0: 0.0,
+            y0: 0.0,
+            x1: layout.width as f32,
+            y1: h,
+        },
+        rgb(10, 20, 40),
+    );
+    let s = h * 0.6;
+    text_right(
+        img,
+        "12:30",
+        layout.width as f32 - h * 0.4,
+        h * 0.5,
+        s,
+        WHITE,
+        regular(),
+    );
+    // Battery and signal, as plain shapes.
+    let bx = layout.width as f32 - h * 3.6;
+    fill(
+        img,
+        Rect {
+            x0: bx,
+            y0: h * 0.3,
+            x1: bx + h * 1.1,
+            y1: h * 0.72,
+        },
+        WHITE,
+    );
+    for i in 0..4 {
+        let x = bx - h * 1.6 + i as f32 * h * 0.28;
+        let top = h * (0.72 - 0.1 * (i + 1) as f32);
+        fill(
+            img,
+            Rect {
+                x0: x,
+                y0: top,
+                x1: x + h * 0.18,
+                y1: h * 0.72,
+            },
+            WHITE,
+        );
+    }
+}
+
+fn lobby(img: &mut RgbaImage, layout: &Layout) {
+    let w = layout.width as f32;
+    let h = layout.height as f32;
+    text_centred(img, "SCRAMBLE", w / 2.0, h * 0.28, w * 0.14, WHITE, bold());
+    text_centred(
+        img,
+        "with friends",
+        w / 2.0,
+        h * 0.36,
+        w * 0.06,
+        PALE,
+        regular(),
+    );
+    text_centred(
+        img,
+        "Round 1 of 3 - 2:00",
+        w / 2.0,
+        h * 0.5,
+        w * 0.05,
+        PALE,
+        regular(),
+    );
+    play_button(img, layout, "Play");
+}
+
+fn results(img: &mut RgbaImage, layout: &Layout, view: &View) {
+    let w = layout.width as f32;
+    let h = layout.height as f32;
+    text_centred(img, "Time's up!", w / 2.0, h * 0.2, w * 0.1, WHITE, bold());
+    let lines = [
+        format!("Round {}", view.round),
+        format!("Score {}", view.score),
+        format!("Words {}", view.words),
+        format!("Best possible {}", view.max_score),
+    ];
+    for (i, line) in lines.iter().enumerate() {
+        let y = h * (0.32 + 0.07 * i as f32);
+        text_centred(img, line, w / 2.0, y, w * 0.06, PALE, regular());
+    }
+    play_button(img, layout, "Next round");
+}
+
+fn play_button(img: &mut RgbaImage, layout: &Layout, label: &str) {
+    let r = layout.play;
+    let radius = r.height() * 0.3;
+    rounded(img, shifted(r, r.height() * 0.08), radius, GREEN_DARK);
+    rounded(img, r, radius, GREEN);
+    let (cx, cy) = ((r.x0 + r.x1) / 2.0, (r.y0 + r.y1) / 2.0);
+    text_centred(img, label, cx, cy, r.height() * 0.5, WHITE, bold());
+}
+
+fn round(img: &mut RgbaImage, layout: &Layout, view: &View) {
+    let w = layout.width as f32;
+    let grid = layout.grid();
+    // Header: round, clock, score, between the status bar and the grid.
+    let band = grid.y0 - layout.status_bar;
+    let y_mid = layout.status_bar + band * 0.5;
+    let big = band * 0.32;
+    let clock = format!("{}:{:02}", view.secs_left / 60, view.secs_left % 60);
+    let margin = w * 0.06;
+    text_left(
+        img,
+        &format!("Round {}", view.round),
+        margin,
+        y_mid - big * 0.9,
+        big * 0.45,
+        PALE,
+        regular(),
+    );
+    text_left(img, &clock, margin, y_mid + big * 0.15, big, WHITE, bold());
+    text_right(
+        img,
+        "Score",
+        w - margin,
+        y_mid - big * 0.9,
+        big * 0.45,
+        PALE,
+        regular(),
+    );
+    text_right(
+        img,
+        &view.score.to_string(),
+        w - margin,
+        y_mid + big * 0.15,
+        big,
+        WHITE,
+        bold(),
+    );
+    if let Some((word, ok)) = &view.last_word {
+        let colour = if *ok {
+            rgb(140, 230, 140)
+        } else {
+            rgb(240, 150, 150)
+        };
+        text_centred(
+            img,
+            &word.to_uppercase(),
+            w / 2.0,
+            y_mid + big * 0.15,
+            big * 0.5,
+            colour,
+            bold(),
+        );
+    }
+    // The tiles.
+    let rules = Rules::scramble();
+    for cell in 0..SIDE * SIDE {
+        let (cx, cy) = layout.centre(cell);
+        let half = layout.tile / 2.0;
+        let r = Rect {
+            x0: cx - half,
+            y0: cy - half,
+            x1: cx + half,
+            y1: cy + half,
+        };
+        let radius = layout.tile * 0.12;
+        rounded(img, shifted(r, layout.tile * 0.045), radius, TILE_SHADOW);
+        let face = if view.selected.contains(&cell) {
+            TILE_SELECTED
+        } else {
+            TILE
+        };
+        rounded(img, r, radius, face);
+        let tile = view.tiles.get(cell).copied().unwrap_or(0);
+        let name = tile_name(tile);
+        let size = layout.tile * if name.len() > 1 { 0.5 } else { 0.62 };
+        text_centred(img, name, cx, cy + layout.tile * 0.03, size, INK, bold());
+        let (value, _) = rules.tile_terms(tile, None);
+        let small = layout.tile * 0.2;
+        text_right(
+            img,
+            &value.to_string(),
+            r.x1 - layout.tile * 0.08,
+            r.y0 + small * 0.75,
+            small,
+            INK,
+            regular(),
+        );
+        if let Some(bonus) = view.bonuses.get(cell).copied().flatten() {
+            let b = Rect {
+                x0: r.x0 + layout.tile * 0.05,
+                y0: r.y0 + layout.tile * 0.05,
+                x1: r.x0 + layout.tile * 0.36,
+                y1: r.y0 + layout.tile * 0.25,
+            };
+            rounded(img, b, layout.tile * 0.05, badge_colour(bonus));
+            let (bx, by) = ((b.x0 + b.x1) / 2.0, (b.y0 + b.y1) / 2.0);
+            text_centred(
+                img,
+                &bonus.to_string(),
+                bx,
+                by,
+                b.height() * 0.75,
+                WHITE,
+                bold(),
+            );
+        }
+    }
+    // The lifelines: Freeze, Inspire, Scramble.
+    for (i, b) in layout.buttons.iter().enumerate() {
+        let c = (b.x.round() as i32, b.y.round() as i32);
+        let colours = [rgb(110, 200, 240), rgb(250, 200, 60), rgb(190, 120, 230)];
+        draw_filled_circle_mut(
+            img,
+            (c.0, c.1 + (b.radius * 0.08) as i32),
+            b.radius as i32,
+            rgb(10, 25, 55),
+        );
+        draw_filled_circle_mut(img, c, b.radius as i32, colours[i]);
+        draw_hollow_circle_mut(img, c, b.radius as i32, WHITE);
+        icon(img, i, b.x, b.y, b.radius * 0.55);
+        text_centred(
+            img,
+            b.name,
+            b.x,
+            b.y + b.radius * 1.3,
+            b.radius * 0.4,
+            WHITE,
+            regular(),
+        );
+    }
+}
+
+/// A lifeline's icon: a snowflake, a light bulb, crossed arrows, as simple strokes.
+fn icon(img: &mut RgbaImage, which: usize, x: f32, y: f32, r: f32) {
+    let line = |img: &mut RgbaImage, a: (f32, f32), b: (f32, f32)| {
+        for d in [-1.5f32, -0.5, 0.5, 1.5] {
+            draw_line_segment_mut(img, (a.0 + d, a.1), (b.0 + d, b.1), WHITE);
+            draw_line_segment_mut(img, (a.0, a.1 + d), (b.0, b.1 + d), WHITE);
+        }
+    };
+    match which {
+        0 => {
+            for k in 0..3 {
+                let a = std::f32::consts::PI * k as f32 / 3.0;
+                let (dx, dy) = (r * a.cos(), r * a.sin());
+                line(img, (x - dx, y - dy), (x + dx, y + dy));
+            }
+        }
+        1 => {
+            draw_filled_circle_mut(
+                img,
+                (x as i32, (y - r * 0.2) as i32),
+                (r * 0.6) as i32,
+                WHITE,
+            );
+            fill(
+                img,
+                Rect {
+                    x0: x - r * 0.3,
+                    y0: y + r * 0.4,
+                    x1: x + r * 0.3,
+                    y1: y + r * 0.8,
+                },
+                WHITE,
+            );
+        }
+        _ => {
+            line(img, (x - r, y - r * 0.6), (x + r, y + r * 0.6));
+            line(img, (x - r, y + r * 0.6), (x + r, y - r * 0.6));
+        }
+    }
+}
+
+fn shifted(r: Rect, dy: f32) -> Rect {
+    Rect {
+        y0: r.y0 + dy,
+        y1: r.y1 + dy,
+        ..r
+    }
+}
+
+fn fill(img: &mut RgbaImage, r: Rect, colour: Rgba<u8>) {
+    let (w, h) = (r.width().round() as u32, r.height().round() as u32);
+    if w > 0 && h > 0 {
+        let at = PixelRect::at(r.x0.round() as i32, r.y0.round() as i32).of_size(w, h);
+        draw_filled_rect_mut(img, at, colour);
+    }
+}
+
+/// A rectangle with rounded corners of `radius`.
+fn rounded(img: &mut RgbaImage, r: Rect, radius: f32, colour: Rgba<u8>) {
+    let rad = radius.min(r.width() / 2.0).min(r.height() / 2.0);
+    fill(
+        img,
+        Rect {
+            x0: r.x0 + rad,
+            x1: r.x1 - rad,
+            ..r
+        },
+        colour,
+    );
+    fill(
+        img,
+        Rect {
+            y0: r.y0 + rad,
+            y1: r.y1 - rad,
+            ..r
+        },
+        colour,
+    );
+    for (cx, cy) in [
+        (r.x0 + rad, r.y0 + rad),
+        (r.x1 - rad, r.y0 + rad),
+        (r.x0 + rad, r.y1 - rad),
+        (r.x1 - rad, r.y1 - rad),
+    ] {
+        draw_filled_circle_mut(
+            img,
+            (cx.round() as i32, cy.round() as i32),
+            rad.round() as i32,
+            colour,
+        );
+    }
+}
+
+/// Draws `text` with its ink box's centre at (cx, cy).
+fn text_centred(
+    img: &mut RgbaImage,
+    text: &str,
+    cx: f32,
+    cy: f32,
+    size: f32,
+    colour: Rgba<u8>,
+    font: &FontRef,
+) {
+    let (w, _) = text_size(PxScale::from(size), font, text);
+    place(img, text, cx - w as f32 / 2.0, cy, size, colour, font);
+}
+
+fn text_left(
+    img: &mut RgbaImage,
+    text: &str,
+    x: f32,
+    cy: f32,
+    size: f32,
+    colour: Rgba<u8>,
+    font: &FontRef,
+) {
+    place(img, text, x, cy, size, colour, font);
+}
+
+fn text_right(
+    img: &mut RgbaImage,
+    text: &str,
+    x: f32,
+    cy: f32,
+    size: f32,
+    colour: Rgba<u8>,
+    font: &FontRef,
+) {
+    let (w, _) = text_size(PxScale::from(size), font, text);
+    place(img, text, x - w as f32, cy, size, colour, font);
+}
+
+/// Draws `text` starting at x with its capital letters vertically centred on cy.
+fn place(
+    img: &mut RgbaImage,
+    text: &str,
+    x: f32,
+    cy: f32,
+    size: f32,
+    colour: Rgba<u8>,
+    font: &FontRef,
+) {
+    // DejaVu's capitals rise 0.73 em above the baseline, which sits 0.76 em below the top.
+    let top = cy - size * (0.76 - 0.73 / 2.0);
+    draw_text_mut(
+        img,
+        colour,
+        x.round() as i32,
+        top.round() as i32,
+        PxScale::from(size),
+        font,
+        text,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Model;
+
+    fn view(screen: Screen) -> View {
+        View {
+            screen,
+            round: 2,
+            tiles: (0..16).collect(),
+            bonuses: (0..16).map(|i| (i == 5).then_some(Bonus::DW)).collect(),
+            secs_left: 95,
+            score: 42,
+            words: 7,
+            selected: vec![0, 1],
+            last_word: Some(("cat".into(), true)),
+            max_score: 900,
+        }
+    }
+
+    #[test]
+    fn every_screen_draws_at_the_models_resolution() {
+        for model in Model::ALL {
+            let layout = Layout::of(model);
+            for screen in [Screen::Lobby, Screen::Round, Screen::Results] {
+                let img = render(&layout, &view(screen));
+                assert_eq!(img.dimensions(), (layout.width, layout.height));
+            }
+        }
+    }
+
+    #[test]
+    fn tiles_are_light_with_dark_ink_and_selected_tiles_stand_out() {
+        let layout = Layout::of(Model::Nexus7);
+        let img = render(&layout, &view(Screen::Round));
+        // A tile's face near its edge is the tile colour; the middle of "A" (cell 0, selected)
+        // and of "B" (cell 2, plain) hold dark ink somewhere on their centre row.
+        let px = |x: f32, y: f32| *img.get_pixel(x as u32, y as u32);
+        let (cx, cy) = layout.centre(2);
+        assert_eq!(px(cx - layout.tile * 0.4, cy), TILE);
+        assert_eq!(
+            px(layout.centre(0).0 - layout.tile * 0.4, layout.centre(0).1),
+            TILE_SELECTED
+        );
+        let dark = (0..layout.tile as u32 / 2)
+            .map(|dx| px(cx - layout.tile / 4.0 + dx as f32, cy))
+            .filter(|p| p[0] < 100)
+            .count();
+        assert!(dark > 5, "the letter's ink: {dark} dark pixels");
+    }
+}
