@@ -4,7 +4,9 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use scramblebot::bench::{Built, Mode};
@@ -35,6 +37,55 @@ pub enum Command {
     Solve(SolveArgs),
     /// Measure solver throughput (boards per second, one thread) on seeded board sets.
     Bench(BenchArgs),
+    /// Run a virtual phone: a simulated Android device playing a round of the game, that the
+    /// real `adb` and adb_client can drive (`adb connect 127.0.0.1:5555`).
+    ///
+    /// It listens on loopback only, referees every touch, and writes what it saw to the
+    /// report file after every stroke and when stopped (Ctrl-C or SIGTERM).
+    Sim(SimArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SimArgs {
+    /// Loopback port its adbd listens on (0 picks a free one).
+    #[arg(long, default_value_t = 5555)]
+    pub port: u16,
+    /// Which phone to be: nexus7 (800x1280, Android 5.1), pixel (1080x2400, Android 13),
+    /// small (480x800, Android 4.4).
+    #[arg(long, value_enum, default_value_t = ModelArg::Nexus7)]
+    pub model: ModelArg,
+    /// The first round's board (16 letters, as `solve` takes them); default: rolled from
+    /// the seed.
+    #[arg(long, value_name = "LETTERS", conflicts_with = "seed")]
+    pub board: Option<String>,
+    /// Seed of the boards and bonus tiles.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Length of a round in seconds.
+    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    pub round_secs: f64,
+    /// Seconds one Freeze adds to the clock.
+    #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+    pub freeze_secs: f64,
+    /// Freezes allowed per round (default: unlimited).
+    #[arg(long, value_name = "N")]
+    pub freeze_uses: Option<u32>,
+    /// The game's frame interval: it sees the latest touch sample of each frame.
+    #[arg(long, default_value_t = 16.0, value_name = "MS")]
+    pub frame_ms: f64,
+    /// Start in the lobby (tap Play to start the round) instead of in a running round.
+    #[arg(long)]
+    pub lobby: bool,
+    /// JSON report of every stroke, the score, freezes and violations.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum ModelArg {
+    Nexus7,
+    Pixel,
+    Small,
 }
 
 #[derive(clap::Args, Debug)]
@@ -127,6 +178,100 @@ pub enum StructureArg {
     Trie,
     Sorted,
     Prefixes,
+}
+
+/// A duration given in (fractional) seconds, checked.
+fn seconds(what: &str, secs: f64, min: f64) -> Result<Duration, BadInput> {
+    if !(secs.is_finite() && secs >= min && secs <= 86_400.0) {
+        return Err(BadInput(anyhow::anyhow!(
+            "{what} must be between {min} and 86400 seconds, got {secs}"
+        )));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+pub fn sim(args: SimArgs) -> anyhow::Result<()> {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, Sim, SimConfig};
+    let model = match args.model {
+        ModelArg::Nexus7 => Model::Nexus7,
+        ModelArg::Pixel => Model::Pixel,
+        ModelArg::Small => Model::Small,
+    };
+    let board = match &args.board {
+        Some(text) => {
+            let board = Board::parse(text).map_err(bad)?;
+            if board.side() != 4 {
+                let side = board.side();
+                return Err(BadInput(anyhow::anyhow!(
+                    "the game's board is 4x4, got {side}x{side}"
+                ))
+                .into());
+            }
+            Some(board)
+        }
+        None => None,
+    };
+    let config = SimConfig {
+        model,
+        game: GameConfig {
+            board,
+            seed: args.seed,
+            round: seconds("--round-secs", args.round_secs, 1.0)?,
+            freeze: seconds("--freeze-secs", args.freeze_secs, 0.0)?,
+            freeze_uses: args.freeze_uses,
+            frame: seconds("--frame-ms", args.frame_ms / 1000.0, 0.001)?,
+            lobby: args.lobby,
+        },
+        report: args.report.clone(),
+    };
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
+    let sim = Sim::start(addr, config)
+        .with_context(|| format!("cannot listen on {addr} (is another phone or adb using it?)"))?;
+    let addr = sim.addr();
+    {
+        let game = sim.device().game();
+        let (_, name, _) = model.product();
+        println!(
+            "virtual {} ({name}, Android {}, sdk {}) listening on {addr}",
+            model.name(),
+            model.release(),
+            model.sdk()
+        );
+        println!(
+            "board {}  (screen: {:?}, round {} s)",
+            game.board(),
+            game.screen(),
+            args.round_secs
+        );
+    }
+    println!("connect:  adb connect {addr}   then   adb -s {addr} shell ...");
+    if let Some(path) = &args.report {
+        println!("report:   {}", path.display());
+    }
+    println!("stop with Ctrl-C");
+    let _ = std::io::stdout().flush();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r,
+            _ = term.recv() => Ok(()),
+        }
+    })?;
+    sim.device().write_report();
+    let report = sim.device().report();
+    eprintln!(
+        "stopped: score {} of {} possible, {} words, {} strokes, {} violations",
+        report["score"],
+        report["max_score"],
+        report["words"],
+        report["strokes"].as_array().map_or(0, Vec::len),
+        report["violations"].as_array().map_or(0, Vec::len)
+    );
+    Ok(())
 }
 
 /// A user's mistake in what they typed (exit code 2), as opposed to a failure (exit code 1).

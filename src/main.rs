@@ -25,6 +25,7 @@ fn main() -> ExitCode {
     let result = match args.command {
         cli::Command::Solve(a) => cli::solve(a),
         cli::Command::Bench(a) => cli::bench(a),
+        cli::Command::Sim(a) => cli::sim(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -301,15 +301,11 @@ fn round(img: &mut RgbaImage, layout: &Layout, view: &View) {
         draw_filled_circle_mut(img, c, b.radius as i32, colours[i]);
         draw_hollow_circle_mut(img, c, b.radius as i32, WHITE);
         icon(img, i, b.x, b.y, b.radius * 0.55);
-        text_centred(
-            img,
-            b.name,
-            b.x,
-            b.y + b.radius * 1.3,
-            b.radius * 0.4,
-            WHITE,
-            regular(),
-        );
+        // The name under the button where the screen has room for it (not on the Nexus 7).
+        let label_y = b.y + b.radius * 1.3;
+        if label_y + b.radius * 0.3 < layout.height as f32 {
+            text_centred(img, b.name, b.x, label_y, b.radius * 0.4, WHITE, regular());
+        }
     }
 }
 

@@ -383,14 +383,12 @@ fn tokenize(script: &str) -> Vec<Token> {
                     && next == Some('&')
                     && let Some(to @ ('1' | '2')) = chars.get(i + 1)
                 {
-                    {
-                        tokens.push(Token::Dup {
-                            fd,
-                            to: *to as u8 - b'0',
-                        });
-                        i += 2;
-                        continue;
-                    }
+                    tokens.push(Token::Dup {
+                        fd,
+                        to: *to as u8 - b'0',
+                    });
+                    i += 2;
+                    continue;
                 }
                 let append = c == '>' && next == Some('>');
                 if append {
