@@ -217,7 +217,7 @@ impl Touchscreen {
                 s += if k == 0 {
                     "    ABS (0003):"
                 } else {
-                    "                "
+                    "               "
                 };
                 match abs_label(code).filter(|_| labels) {
                     Some(l) => s += &format!(" {l:<20} "),
