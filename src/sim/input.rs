@@ -674,7 +674,7 @@ mod tests {
         assert!(plain.contains("add device 2: /dev/input/event0\n  name:     \"elan-touchscreen\"\n  events:\n    KEY (0001): 014a \n"), "{plain}");
         assert!(
             plain.contains(
-                "\n               0035  : value 0, min 0, max 4095, fuzz 0, flat 0, resolution 0\n"
+                "\n                0035  : value 0, min 0, max 4095, fuzz 0, flat 0, resolution 0\n"
             ),
             "{plain}"
         );
