@@ -2,99 +2,15 @@
 //! Debian's real `adb` server (skipped, with a note, when `adb` is not installed; .ci/run
 //! installs it). The adb server runs on its own port with its own HOME and is killed after.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::Command as Process;
+mod common;
+
+use std::io::Write;
+use std::net::TcpStream;
 use std::time::Duration;
 
-use scramblebot::sim::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION};
-use scramblebot::sim::{Model, Sim, SimConfig};
-
-fn start(model: Model) -> Sim {
-    let config = SimConfig {
-        model,
-        ..SimConfig::default()
-    };
-    Sim::start("127.0.0.1:0".parse().unwrap(), config).expect("the sim listens")
-}
-
-/// A bare host: writes messages, reads them back with a timeout.
-struct Host {
-    stream: TcpStream,
-    decoder: Decoder,
-}
-
-impl Host {
-    fn connect(addr: SocketAddr) -> Host {
-        let stream = TcpStream::connect(addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .unwrap();
-        Host {
-            stream,
-            decoder: Decoder::default(),
-        }
-    }
-    fn send(&mut self, m: Message) {
-        self.stream.write_all(&m.encode()).unwrap();
-    }
-    /// The next message, or None once the sim closes the connection.
-    fn recv(&mut self) -> Option<Message> {
-        loop {
-            if let Some(m) = self
-                .decoder
-                .decode()
-                .expect("the sim sends well-formed messages")
-            {
-                return Some(m);
-            }
-            let mut buf = [0u8; 4096];
-            match self.stream.read(&mut buf) {
-                Ok(0) => return None,
-                Ok(n) => self.decoder.feed(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return None,
-                Err(e) => panic!("no answer from the sim: {e}"),
-            }
-        }
-    }
-    fn handshake(&mut self) -> Message {
-        self.send(Message::new(
-            Command::CNXN,
-            VERSION,
-            MAX_PAYLOAD,
-            &b"host::features=\0"[..],
-        ));
-        self.recv().expect("CNXN back")
-    }
-    /// Opens `service` and returns everything it writes, acknowledging each write.
-    fn run(&mut self, local: u32, service: &str) -> Vec<u8> {
-        self.send(Message::new(
-            Command::OPEN,
-            local,
-            0,
-            format!("{service}\0").into_bytes(),
-        ));
-        let okay = self.recv().unwrap();
-        assert_eq!(
-            (okay.command, okay.arg1),
-            (Command::OKAY, local),
-            "{okay:?}"
-        );
-        let mut output = Vec::new();
-        loop {
-            let m = self.recv().unwrap();
-            assert_eq!(m.arg1, local);
-            match m.command {
-                Command::WRTE => {
-                    output.extend_from_slice(&m.payload);
-                    self.send(Message::new(Command::OKAY, local, m.arg0, Vec::new()));
-                }
-                Command::CLSE => return output,
-                other => panic!("unexpected {other:?}"),
-            }
-        }
-    }
-}
+use common::{AdbServer, Host, start};
+use scramblebot::sim::Model;
+use scramblebot::sim::wire::{Command, MAX_PAYLOAD, Message, VERSION};
 
 #[test]
 fn handshake_and_shell_over_raw_tcp() {
@@ -191,57 +107,6 @@ fn long_output_is_split_and_paced_by_acknowledgements() {
         &format!("exec:echo {}", vec![word.as_str(); 20].join(" ")),
     );
     assert_eq!(out.len(), 20 * 101);
-}
-
-/// The real adb server, on its own port and HOME; None when adb is not installed.
-struct AdbServer {
-    port: u16,
-    home: std::path::PathBuf,
-}
-
-impl AdbServer {
-    fn start() -> Option<AdbServer> {
-        if Process::new("adb").arg("version").output().is_err() {
-            eprintln!(
-                "note: `adb` is not installed; skipping the real-adb test (apt-get install adb)"
-            );
-            return None;
-        }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let home = std::env::temp_dir().join(format!(
-            "scramblebot-adb-home-{}-{port}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&home).unwrap();
-        let server = AdbServer { port, home };
-        let out = server.adb(&["start-server"]);
-        assert!(
-            out.status.success(),
-            "adb start-server: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Some(server)
-    }
-    fn adb(&self, args: &[&str]) -> std::process::Output {
-        Process::new("adb")
-            .args(args)
-            .env("ANDROID_ADB_SERVER_PORT", self.port.to_string())
-            .env("HOME", &self.home)
-            .env_remove("ANDROID_SERIAL")
-            .output()
-            .expect("adb runs")
-    }
-}
-
-impl Drop for AdbServer {
-    fn drop(&mut self) {
-        let _ = self.adb(&["kill-server"]);
-        let _ = std::fs::remove_dir_all(&self.home);
-    }
 }
 
 #[test]

@@ -1,0 +1,265 @@
+//! Helpers shared by the integration tests that drive the virtual phone over real TCP: a bare
+//! ADB host speaking the wire protocol, and Debian's real adb server on an isolated port and
+//! HOME (None, with a note, when `adb` is not installed; .ci/run installs it).
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::Command as Process;
+use std::time::{Duration, Instant};
+
+use scramblebot::sim::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION};
+use scramblebot::sim::{Model, Sim, SimConfig};
+
+pub fn start(model: Model) -> Sim {
+    let config = SimConfig {
+        model,
+        ..SimConfig::default()
+    };
+    start_with(config)
+}
+
+pub fn start_with(config: SimConfig) -> Sim {
+    Sim::start("127.0.0.1:0".parse().unwrap(), config).expect("the sim listens")
+}
+
+/// A bare host: writes messages, reads them back with a timeout.
+pub struct Host {
+    next_local: u32,
+    pub stream: TcpStream,
+    pub decoder: Decoder,
+}
+
+impl Host {
+    pub fn connect(addr: SocketAddr) -> Host {
+        let stream = TcpStream::connect(addr).unwrap();
+        // Small messages back to back: without this, Nagle holds each for the peer's ACK.
+        stream.set_nodelay(true).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        Host {
+            next_local: 100,
+            stream,
+            decoder: Decoder::default(),
+        }
+    }
+    pub fn send(&mut self, m: Message) {
+        self.stream.write_all(&m.encode()).unwrap();
+    }
+    /// The next message, or None once the sim closes the connection.
+    pub fn recv(&mut self) -> Option<Message> {
+        loop {
+            if let Some(m) = self
+                .decoder
+                .decode()
+                .expect("the sim sends well-formed messages")
+            {
+                return Some(m);
+            }
+            let mut buf = [0u8; 4096];
+            match self.stream.read(&mut buf) {
+                Ok(0) => return None,
+                Ok(n) => self.decoder.feed(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return None,
+                Err(e) => panic!("no answer from the sim: {e}"),
+            }
+        }
+    }
+    pub fn handshake(&mut self) -> Message {
+        self.send(Message::new(
+            Command::CNXN,
+            VERSION,
+            MAX_PAYLOAD,
+            &b"host::features=\0"[..],
+        ));
+        self.recv().expect("CNXN back")
+    }
+    /// Opens `service` and returns everything it writes, acknowledging each write.
+    pub fn run(&mut self, local: u32, service: &str) -> Vec<u8> {
+        self.send(Message::new(
+            Command::OPEN,
+            local,
+            0,
+            format!("{service}\0").into_bytes(),
+        ));
+        let okay = self.recv().unwrap();
+        assert_eq!(
+            (okay.command, okay.arg1),
+            (Command::OKAY, local),
+            "{okay:?}"
+        );
+        let mut output = Vec::new();
+        loop {
+            let m = self.recv().unwrap();
+            assert_eq!(m.arg1, local);
+            match m.command {
+                Command::WRTE => {
+                    output.extend_from_slice(&m.payload);
+                    self.send(Message::new(Command::OKAY, local, m.arg0, Vec::new()));
+                }
+                Command::CLSE => return output,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+}
+
+/// The real adb server, on its own port and HOME; None when adb is not installed.
+pub struct AdbServer {
+    pub port: u16,
+    pub home: std::path::PathBuf,
+}
+
+impl AdbServer {
+    pub fn start() -> Option<AdbServer> {
+        if Process::new("adb").arg("version").output().is_err() {
+            eprintln!(
+                "note: `adb` is not installed; skipping the real-adb test (apt-get install adb)"
+            );
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let home = std::env::temp_dir().join(format!(
+            "scramblebot-adb-home-{}-{port}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&home).unwrap();
+        let server = AdbServer { port, home };
+        let out = server.adb(&["start-server"]);
+        assert!(
+            out.status.success(),
+            "adb start-server: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Some(server)
+    }
+    pub fn adb(&self, args: &[&str]) -> std::process::Output {
+        Process::new("adb")
+            .args(args)
+            .env("ANDROID_ADB_SERVER_PORT", self.port.to_string())
+            .env("HOME", &self.home)
+            .env_remove("ANDROID_SERIAL")
+            .output()
+            .expect("adb runs")
+    }
+}
+
+impl Drop for AdbServer {
+    fn drop(&mut self) {
+        let _ = self.adb(&["kill-server"]);
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
+
+impl Host {
+    /// A connected host, past the handshake.
+    pub fn ready(addr: SocketAddr) -> Host {
+        let mut host = Host::connect(addr);
+        host.handshake();
+        host
+    }
+
+    fn local(&mut self) -> u32 {
+        self.next_local += 1;
+        self.next_local
+    }
+
+    /// Runs a command through `exec:` (no terminal) and returns its output as text.
+    pub fn exec(&mut self, cmd: &str) -> String {
+        let local = self.local();
+        String::from_utf8_lossy(&self.run(local, &format!("exec:{cmd}"))).into_owned()
+    }
+
+    /// Runs `service` and returns its raw output.
+    pub fn bytes(&mut self, service: &str) -> Vec<u8> {
+        let local = self.local();
+        self.run(local, service)
+    }
+
+    /// Opens a stream; `None` if the sim refused it.
+    pub fn open(&mut self, service: &str) -> Option<Stream> {
+        let local = self.local();
+        self.send(Message::new(
+            Command::OPEN,
+            local,
+            0,
+            format!("{service}\0").into_bytes(),
+        ));
+        let m = self.recv().expect("an answer to OPEN");
+        match m.command {
+            Command::OKAY => Some(Stream {
+                local,
+                remote: m.arg0,
+                pending: Vec::new(),
+            }),
+            Command::CLSE => None,
+            other => panic!("unexpected {other:?} after OPEN"),
+        }
+    }
+
+    /// Opens `service`, retrying while it is refused, for up to `wait`.
+    pub fn open_retrying(&mut self, service: &str, wait: Duration) -> Stream {
+        let end = Instant::now() + wait;
+        loop {
+            if let Some(s) = self.open(service) {
+                return s;
+            }
+            assert!(Instant::now() < end, "{service} refused for {wait:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Writes to a stream and waits for the acknowledgement.
+    pub fn write(&mut self, s: &mut Stream, data: &[u8]) {
+        self.send(Message::new(
+            Command::WRTE,
+            s.local,
+            s.remote,
+            data.to_vec(),
+        ));
+        loop {
+            let m = self.recv().expect("an acknowledgement");
+            match m.command {
+                Command::OKAY => return,
+                Command::WRTE => {
+                    s.pending.extend_from_slice(&m.payload);
+                    self.send(Message::new(Command::OKAY, s.local, s.remote, Vec::new()));
+                }
+                other => panic!("unexpected {other:?} while writing"),
+            }
+        }
+    }
+
+    /// Reads one line from a stream.
+    pub fn read_line(&mut self, s: &mut Stream) -> String {
+        loop {
+            if let Some(i) = s.pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = s.pending.drain(..=i).collect();
+                return String::from_utf8_lossy(&line).trim_end().to_owned();
+            }
+            let m = self.recv().expect("more output");
+            assert_eq!(m.command, Command::WRTE, "{m:?}");
+            s.pending.extend_from_slice(&m.payload);
+            self.send(Message::new(Command::OKAY, s.local, s.remote, Vec::new()));
+        }
+    }
+
+    /// Sends a line and returns the one-line answer (the monkey's protocol).
+    pub fn ask(&mut self, s: &mut Stream, line: &str) -> String {
+        self.write(s, format!("{line}\n").as_bytes());
+        self.read_line(s)
+    }
+}
+
+/// An open stream of a `Host`.
+pub struct Stream {
+    pub local: u32,
+    pub remote: u32,
+    pending: Vec<u8>,
+}
