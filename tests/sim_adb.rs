@@ -167,3 +167,135 @@ fn adb_client_talks_straight_to_the_sims_port() {
     assert_eq!(out.expect("adb_client shell_command"), b"from adb_client\n");
     let _ = std::fs::remove_file(key);
 }
+
+#[test]
+fn debians_adb_plays_on_android_13_with_shell_v2_push_and_forward() {
+    let Some(server) = AdbServer::start() else {
+        return;
+    };
+    let sim = start(Model::Pixel);
+    let serial = sim.addr().to_string();
+    let connect = server.adb(&["connect", &serial]);
+    assert!(String::from_utf8_lossy(&connect.stdout).contains("connected to"));
+    assert!(
+        server
+            .adb(&["-s", &serial, "wait-for-device"])
+            .status
+            .success()
+    );
+    let adb = |args: &[&str]| {
+        let mut all = vec!["-s", serial.as_str()];
+        all.extend_from_slice(args);
+        server.adb(&all)
+    };
+    // Shell protocol v2: stdout and stderr apart, the exit status passed through.
+    let out = adb(&["shell", "echo out; echo err >&2; exit 3"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.stdout, b"out\n");
+    assert_eq!(out.stderr, b"err\n");
+    // push and pull through the sync service.
+    let dir = std::env::temp_dir().join(format!("scramblebot-push-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("words.txt");
+    let payload: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&file, &payload).unwrap();
+    let push = adb(&["push", file.to_str().unwrap(), "/data/local/tmp/words.txt"]);
+    assert!(
+        push.status.success(),
+        "{}",
+        String::from_utf8_lossy(&push.stderr)
+    );
+    let back = dir.join("back.txt");
+    let pull = adb(&["pull", "/data/local/tmp/words.txt", back.to_str().unwrap()]);
+    assert!(
+        pull.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pull.stderr)
+    );
+    assert_eq!(std::fs::read(&back).unwrap(), payload);
+    let refused = adb(&["push", file.to_str().unwrap(), "/system/bin/x"]);
+    assert!(!refused.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+    // A PNG screenshot through exec-out.
+    let png = adb(&["exec-out", "screencap", "-p"]).stdout;
+    let img = image::load_from_memory(&png).expect("a PNG");
+    assert_eq!((img.width(), img.height()), (1080, 2400));
+    // The monkey behind `adb forward`: one persistent socket, one line per event.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let fwd = adb(&["forward", &format!("tcp:{port}"), "tcp:1080"]);
+    assert!(fwd.status.success());
+    assert!(
+        adb(&["shell", "monkey --port 1080 >/dev/null 2>&1 &"])
+            .status
+            .success()
+    );
+    let reply = |line: &str| -> Option<String> {
+        use std::io::BufRead;
+        let s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+        s.set_nodelay(true).ok()?;
+        s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        (&s).write_all(format!("{line}\ndone\n").as_bytes()).ok()?;
+        let mut answer = String::new();
+        std::io::BufReader::new(&s).read_line(&mut answer).ok()?;
+        Some(answer.trim().to_owned()).filter(|a| !a.is_empty())
+    };
+    // Until the monkey listens, the forwarded connection just closes.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while reply("wake").is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the monkey never answered"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let freeze = scramblebot::sim::layout::Layout::of(Model::Pixel).buttons[0];
+    assert_eq!(
+        reply(&format!("tap {} {}", freeze.x, freeze.y)).as_deref(),
+        Some("OK")
+    );
+    let game = sim.device().game();
+    assert_eq!(game.freezes().len(), 1);
+    assert_eq!(
+        format!("{:?}", game.strokes().last().unwrap().route),
+        "Monkey"
+    );
+}
+
+#[test]
+fn adb_client_through_the_adb_server() {
+    use adb_client::ADBDeviceExt;
+    use adb_client::server::ADBServer;
+    let Some(server) = AdbServer::start() else {
+        return;
+    };
+    let sim = start(Model::Nexus7);
+    let addr = match sim.addr() {
+        std::net::SocketAddr::V4(a) => a,
+        other => panic!("{other}"),
+    };
+    let server_addr = std::net::SocketAddrV4::new([127, 0, 0, 1].into(), server.port);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let result = (|| -> Result<(String, (u32, u32)), adb_client::RustADBError> {
+            let mut adb = ADBServer::new(server_addr);
+            adb.connect_device(addr)?;
+            std::thread::sleep(Duration::from_millis(300));
+            let mut device = adb.get_device_by_name(&addr.to_string())?;
+            let mut out = Vec::new();
+            device.shell_command(&"getprop ro.product.model", Some(&mut out), None)?;
+            let img = device.framebuffer_inner()?;
+            Ok((String::from_utf8_lossy(&out).into_owned(), img.dimensions()))
+        })();
+        let _ = tx.send(result.map_err(|e| e.to_string()));
+    });
+    let (model, size) = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("adb_client answered in time")
+        .expect("adb_client through the server");
+    assert_eq!(model, "Nexus 7\r\n");
+    assert_eq!(size, (800, 1280));
+}

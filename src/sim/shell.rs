@@ -408,11 +408,27 @@ fn tokenize(script: &str) -> Vec<Token> {
 #[derive(Debug, Default)]
 struct Simple {
     words: Vec<String>,
-    redirects: Vec<(u8, bool, String)>,
-    dups: Vec<(u8, u8)>,
+    /// Redirections in the order written (the order matters: `>f 2>&1` is not `2>&1 >f`).
+    redirects: Vec<Redirect>,
     /// How it is joined to the one before: `;`, `&&` or `||`.
     joined: Join,
     background: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Redirect {
+    /// fd 0, 1, 2, or 3 for both outputs, to a file.
+    File { fd: u8, append: bool, path: String },
+    /// fd to wherever `to` goes now.
+    Dup { fd: u8, to: u8 },
+}
+
+/// Where an output goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Dest {
+    Out,
+    Err,
+    File(String, bool),
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -458,10 +474,10 @@ fn parse(tokens: Vec<Token>) -> Result<Vec<Simple>, SyntaxError> {
             }
             Token::Pipe => return Err(SyntaxError::Pipe),
             Token::Redirect { fd, append } => match tokens.next() {
-                Some(Token::Word(target)) => cur.redirects.push((fd, append, target)),
+                Some(Token::Word(path)) => cur.redirects.push(Redirect::File { fd, append, path }),
                 _ => return Err(SyntaxError::Unexpected("newline")),
             },
-            Token::Dup { fd, to } => cur.dups.push((fd, to)),
+            Token::Dup { fd, to } => cur.redirects.push(Redirect::Dup { fd, to }),
         }
     }
     if !cur.words.is_empty() {
@@ -511,53 +527,46 @@ impl Shell {
         self.status
     }
 
-    /// Runs one command with its redirections applied.
+    /// Runs one command with its redirections applied. Redirected output is collected and
+    /// delivered when the command ends.
     fn run_redirected(&mut self, ctx: &mut Ctx, words: &[String], simple: &Simple) -> i32 {
-        if simple.redirects.is_empty() && simple.dups.is_empty() {
+        let mut dest = [Dest::Out, Dest::Err];
+        for r in &simple.redirects {
+            match r {
+                Redirect::File { fd: 0, .. } => {
+                    let _ = writeln!(
+                        ctx.err,
+                        "/system/bin/sh: input redirection is not supported"
+                    );
+                    return 1;
+                }
+                Redirect::File { fd, append, path } => {
+                    let d = Dest::File(path.clone(), *append);
+                    if *fd != 2 {
+                        dest[0] = d.clone();
+                    }
+                    if *fd != 1 {
+                        dest[1] = d;
+                    }
+                }
+                Redirect::Dup { fd, to } => {
+                    let (fd, to) = (*fd as usize - 1, *to as usize - 1);
+                    dest[fd] = dest[to].clone();
+                }
+            }
+        }
+        if dest == [Dest::Out, Dest::Err] {
             return self.command(ctx, words);
         }
-        let mut out = Target::Buffer(Rc::default());
-        let mut err = Target::Buffer(Rc::default());
-        // Unredirected outputs pass through to the real ones afterwards.
-        let (mut out_to, mut err_to): (Option<String>, Option<String>) = (None, None);
-        let mut out_passes = true;
-        let mut err_passes = true;
-        let mut appends = (false, false);
-        for (fd, append, target) in &simple.redirects {
-            if *fd == 1 || *fd == 3 {
-                out_to = Some(target.clone());
-                out_passes = false;
-                appends.0 = *append;
-            }
-            if *fd == 2 || *fd == 3 {
-                err_to = Some(target.clone());
-                err_passes = false;
-                appends.1 = *append;
-            }
-            if *fd == 0 {
-                let _ = writeln!(
-                    ctx.err,
-                    "/system/bin/sh: input redirection is not supported"
-                );
-                return 1;
-            }
-        }
-        for &(fd, to) in &simple.dups {
-            match (fd, to) {
-                (2, 1) => {
-                    err = out.clone();
-                    err_to = out_to.clone();
-                    err_passes = out_passes;
-                }
-                (1, 2) => {
-                    out = err.clone();
-                    out_to = err_to.clone();
-                    out_passes = err_passes;
-                }
-                _ => {}
-            }
-        }
+        let out_buf: Rc<RefCell<Vec<u8>>> = Rc::default();
+        let err_buf = if dest[1] == dest[0] {
+            out_buf.clone()
+        } else {
+            Rc::default()
+        };
         let status = {
+            let mut out = Target::Buffer(out_buf.clone());
+            let mut err = Target::Buffer(err_buf.clone());
             let mut sub = Ctx {
                 device: ctx.device,
                 out: &mut out,
@@ -567,24 +576,21 @@ impl Shell {
             };
             self.command(&mut sub, words)
         };
-        let take = |t: &Target| match t {
-            Target::Buffer(b) => std::mem::take(&mut *b.borrow_mut()),
-            _ => Vec::new(),
-        };
-        let same =
-            matches!((&out, &err), (Target::Buffer(a), Target::Buffer(b)) if Rc::ptr_eq(a, b));
-        let out_bytes = take(&out);
-        let err_bytes = if same { Vec::new() } else { take(&err) };
-        for (bytes, to, passes, append, real_is_err) in [
-            (out_bytes, out_to, out_passes, appends.0, false),
-            (err_bytes, err_to, err_passes, appends.1, true),
-        ] {
-            if passes {
-                let w: &mut dyn Write = if real_is_err { ctx.err } else { ctx.out };
-                let _ = w.write_all(&bytes);
-            } else if let Some(path) = to
-                && let Err(e) = ctx.device.write_file(&path, &bytes, append)
-            {
+        let shared = Rc::ptr_eq(&out_buf, &err_buf);
+        let deliveries = [(&dest[0], out_buf.take()), (&dest[1], err_buf.take())];
+        for (i, (to, bytes)) in deliveries.into_iter().enumerate() {
+            if i == 1 && shared {
+                break;
+            }
+            let written = match to {
+                Dest::Out => ctx.out.write_all(&bytes).map_err(|_| None),
+                Dest::Err => ctx.err.write_all(&bytes).map_err(|_| None),
+                Dest::File(path, append) => ctx
+                    .device
+                    .write_file(path, &bytes, *append)
+                    .map_err(|e| Some((path, e))),
+            };
+            if let Err(Some((path, e))) = written {
                 let _ = writeln!(ctx.err, "/system/bin/sh: can't create {path}: {e}");
                 return 1;
             }
@@ -1076,6 +1082,35 @@ mod tests {
             ),
             (Model::Pixel, "frob 2>/dev/null; echo $?", "127\n", "", 0),
             (Model::Pixel, "frob >/dev/null 2>&1", "", "", 127),
+            (Model::Pixel, "echo to-err >&2", "", "to-err", 0),
+            (
+                Model::Pixel,
+                "frob 2>&1",
+                "/system/bin/sh: frob: inaccessible or not found\n",
+                "",
+                127,
+            ),
+            (
+                Model::Pixel,
+                "echo a > /sdcard/f; echo b >> /sdcard/f; cat /sdcard/f",
+                "a\nb\n",
+                "",
+                0,
+            ),
+            (
+                Model::Pixel,
+                "frob 2>&1 >/dev/null",
+                "/system/bin/sh: frob: inaccessible or not found\n",
+                "",
+                127,
+            ),
+            (
+                Model::Pixel,
+                "echo x > /system/x",
+                "",
+                "can't create /system/x: Read-only",
+                1,
+            ),
             (Model::Pixel, "cat /nope", "", "No such file", 1),
             (Model::Pixel, "sleep 0.01 && echo slept", "slept\n", "", 0),
             (Model::Pixel, "sleep x", "", "invalid number", 1),
