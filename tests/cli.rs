@@ -1,5 +1,7 @@
 //! The real binary, run as a user runs it: output, JSON, exit codes and error messages.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -226,4 +228,101 @@ fn help_describes_the_board_syntax() {
         help.contains("LQuRE/SLUS/ATIC/NREN") && help.contains("--bonus"),
         "{help}"
     );
+}
+
+#[test]
+fn sim_serves_until_sigterm_and_leaves_its_report() {
+    use std::io::BufRead;
+    let report = temp_file("sim-report.json", b"");
+    std::fs::remove_file(&report).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        .args([
+            "sim",
+            "--port",
+            "0",
+            "--model",
+            "pixel",
+            "--board",
+            "cats/xxxx/xxxx/xxxx",
+        ])
+        .args(["--round-secs", "300", "--report"])
+        .arg(&report)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr: std::net::SocketAddr = first
+        .rsplit(' ')
+        .next()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("an address in {first:?}"));
+    assert!(
+        first.contains("pixel") && first.contains("sdk 33"),
+        "{first}"
+    );
+    // The report exists from the start and is rewritten after every stroke.
+    let read = || -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap()
+    };
+    assert_eq!(read()["strokes"].as_array().unwrap().len(), 0);
+    let mut host = common::Host::ready(addr);
+    host.exec("screencap > /dev/null");
+    for x in [180, 420, 660, 660] {
+        host.exec(&format!("input tap {x} 860"));
+    }
+    let r = read();
+    assert_eq!(r["strokes"].as_array().unwrap().len(), 4, "{r}");
+    assert_eq!(r["found"], serde_json::json!(["cat"]), "{r}");
+    assert!(
+        r["first_touch_after_screenshot_ms"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let r = read();
+    assert_eq!(r["model"], "pixel");
+    assert_eq!(r["board"], "CATS/XXXX/XXXX/XXXX");
+}
+
+#[test]
+fn sim_refuses_bad_settings_and_a_busy_port() {
+    // (args, exit code, stderr contains)
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port().to_string();
+    let cases: &[(&[&str], i32, &str)] = &[
+        (&["sim", "--board", "abc"], 2, "expected 16 tiles"),
+        (
+            &["sim", "--board", "abcdefghijklmnopqrstuvwxy"],
+            2,
+            "4x4, got 5x5",
+        ),
+        (
+            &["sim", "--round-secs", "0"],
+            2,
+            "--round-secs must be between",
+        ),
+        (&["sim", "--model", "iphone"], 2, "invalid value 'iphone'"),
+        (&["sim", "--port", &port], 1, "cannot listen on 127.0.0.1"),
+    ];
+    for (args, code, message) in cases {
+        let out = scramblebot(args);
+        assert_eq!(
+            out.status.code(),
+            Some(*code),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(message),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
 }
