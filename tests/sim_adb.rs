@@ -299,3 +299,56 @@ fn adb_client_through_the_adb_server() {
     assert_eq!(model, "Nexus 7\r\n");
     assert_eq!(size, (800, 1280));
 }
+
+#[test]
+fn streams_and_connections_run_at_once() {
+    let sim = start(Model::Pixel);
+    let mut host = Host::connect(sim.addr());
+    host.handshake();
+    // A slow stream and a quick one on the same connection: the quick one finishes first.
+    host.send(Message::new(
+        Command::OPEN,
+        1,
+        0,
+        &b"exec:sleep 0.4; echo late\0"[..],
+    ));
+    let slow = host.recv().unwrap();
+    assert_eq!((slow.command, slow.arg1), (Command::OKAY, 1));
+    assert_eq!(host.run(2, "exec:echo now"), b"now\n");
+    // Meanwhile another connection is served too.
+    let mut other = Host::connect(sim.addr());
+    other.handshake();
+    assert_eq!(other.run(1, "exec:echo other"), b"other\n");
+    let late = host.recv().unwrap();
+    assert_eq!(
+        (late.command, late.arg1, &late.payload[..]),
+        (Command::WRTE, 1, &b"late\n"[..])
+    );
+    host.send(Message::new(Command::OKAY, 1, late.arg0, Vec::new()));
+    assert_eq!(host.recv().unwrap().command, Command::CLSE);
+}
+
+#[test]
+fn a_host_that_floods_a_stream_is_cut_off() {
+    let sim = start(Model::Pixel);
+    let mut host = Host::connect(sim.addr());
+    host.handshake();
+    // `sleep` never reads its input, so nothing is acknowledged; a host that keeps writing
+    // anyway is breaking flow control and loses its connection instead of growing our memory.
+    host.send(Message::new(Command::OPEN, 1, 0, &b"exec:sleep 30\0"[..]));
+    let okay = host.recv().unwrap();
+    let chunk = vec![b'x'; 64 * 1024];
+    let mut closed = false;
+    for _ in 0..64 {
+        let m = Message::new(Command::WRTE, 1, okay.arg0, chunk.clone());
+        if host.stream.write_all(&m.encode()).is_err() {
+            closed = true;
+            break;
+        }
+    }
+    closed = closed || host.recv().is_none();
+    assert!(closed, "the sim kept a flooding host");
+    let mut healthy = Host::connect(sim.addr());
+    healthy.handshake();
+    assert_eq!(healthy.run(1, "exec:echo fine"), b"fine\n");
+}
