@@ -312,18 +312,7 @@ impl Device {
 fn input_usage(sdk: u32) -> String {
     let motion = sdk >= 29;
     let mut s = String::from("Usage: input [<source>] <command> [<arg>...]\n\nThe sources are: \n");
-    for source in [
-        "dpad",
-        "keyboard",
-        "mouse",
-        "touchpad",
-        "gamepad",
-        "touchnavigation",
-        "joystick",
-        "touchscreen",
-        "stylus",
-        "trackball",
-    ] {
+    for source in SOURCES {
         s += &format!("      {source}\n");
     }
     s += "\nThe commands and default sources are:\n";
