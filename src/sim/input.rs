@@ -679,4 +679,49 @@ mod tests {
             "{pixel}"
         );
     }
+
+    #[test]
+    fn raw_writes_to_the_touch_node_work_up_to_android_9() {
+        use crate::sim::game::GameConfig;
+        use crate::sim::{Device, SimConfig};
+        // struct input_event on a 32-bit phone: timeval (8 bytes), type, code, value.
+        let record = |kind: u16, code: u16, value: i32| {
+            let mut r = vec![0u8; 8];
+            r.extend_from_slice(&kind.to_le_bytes());
+            r.extend_from_slice(&code.to_le_bytes());
+            r.extend_from_slice(&value.to_le_bytes());
+            r
+        };
+        let events: Vec<u8> = [
+            (EV_ABS, ABS_MT_TRACKING_ID, 1),
+            (EV_ABS, ABS_MT_POSITION_X, 512),
+            (EV_ABS, ABS_MT_POSITION_Y, 960),
+            (EV_SYN, SYN_REPORT, 0),
+            (EV_ABS, ABS_MT_TRACKING_ID, -1),
+            (EV_SYN, SYN_REPORT, 0),
+        ]
+        .iter()
+        .flat_map(|&(t, c, v)| record(t, c, v))
+        .collect();
+        let config = |model| SimConfig {
+            model,
+            game: GameConfig::default(),
+            report: None,
+        };
+        let nexus = Device::new(config(Model::Nexus7));
+        nexus
+            .write_file("/dev/input/event0", &events, false)
+            .unwrap();
+        let strokes = nexus.game().strokes().to_vec();
+        assert_eq!(strokes.len(), 1);
+        assert_eq!(
+            (strokes[0].kind, &strokes[0].tiles[..]),
+            ("tap", &[[0, 0]][..])
+        );
+        let pixel = Device::new(config(Model::Pixel));
+        assert_eq!(
+            pixel.write_file("/dev/input/event3", &events, false),
+            Err(crate::sim::sync::FsError::Denied)
+        );
+    }
 }
