@@ -23,6 +23,7 @@
 pub mod bench;
 pub mod board;
 pub mod dict;
+pub mod profile;
 pub mod sample;
 pub mod score;
 pub mod sim;

@@ -1,0 +1,696 @@
+//! Device profiles (devices/*.toml): where one phone shows the game's tiles and lifeline
+//! buttons, how to enter words on it, and the round's rules. Parsed once into a checked
+//! `Profile`: a profile with a zero pitch, a tile off the screen or overlapping tiles never
+//! exists, and every refusal names the file, the line and a hint. Pure: `from_toml_str` does
+//! the work; `load` only reads the file; `find` looks in the places a user keeps profiles.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// Tiles per side.
+pub const SIDE: usize = 4;
+
+/// The profiles built into the binary (the same files as devices/).
+pub const BUILT_IN: [(&str, &str); 3] = [
+    ("nexus7", include_str!("../devices/nexus7.toml")),
+    ("pixel", include_str!("../devices/pixel.toml")),
+    ("small", include_str!("../devices/small.toml")),
+];
+
+/// How words reach the phone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Route {
+    /// Probe the phone and use the fastest route that works.
+    Auto,
+    /// The monkey's network protocol through a forwarded socket (every Android version).
+    Monkey,
+    /// `input motionevent` (Android 10, sdk 29, and later).
+    Motionevent,
+    /// `sendevent` in raw touchscreen units (up to Android 9, sdk 28).
+    Sendevent,
+    /// Tap each tile, then the last one again.
+    Tap,
+}
+
+impl Route {
+    pub fn name(self) -> &'static str {
+        match self {
+            Route::Auto => "auto",
+            Route::Monkey => "monkey",
+            Route::Motionevent => "motionevent",
+            Route::Sendevent => "sendevent",
+            Route::Tap => "tap",
+        }
+    }
+}
+
+/// A point on the screen, in display pixels.
+pub type Point = (f32, f32);
+
+/// How to enter words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    pub route: Route,
+    /// Time between touch samples of a swipe; at least the game's frame, with a margin.
+    pub sample_ms: u32,
+    /// Extra samples between two tile centres (0: one sample per tile).
+    pub between: u32,
+    /// Pause after each word.
+    pub word_pause_ms: u32,
+}
+
+/// The round as this phone's game plays it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    pub round_secs: f64,
+    pub min_len: usize,
+    /// Tap Freeze every this many seconds of round time.
+    pub freeze_every_secs: f64,
+    /// Freezes to use per round; `None`: as many as the schedule asks.
+    pub freeze_uses: Option<u32>,
+}
+
+/// A checked profile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    pub name: String,
+    pub width: u32,
+    pub height: u32,
+    /// Tile centres, row-major.
+    pub centres: [Point; SIDE * SIDE],
+    /// Side of a tile's square.
+    pub tile: f32,
+    /// Lifeline buttons by name; "freeze" is always there.
+    pub buttons: Vec<(String, Point)>,
+    pub button_radius: f32,
+    pub input: Input,
+    pub rules: Rules,
+}
+
+/// Why a profile was refused: where, what, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ProfileError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " (hint: {hint})")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    name: Spanned<String>,
+    screen: Spanned<RawScreen>,
+    grid: Spanned<RawGrid>,
+    buttons: Spanned<RawButtons>,
+    input: RawInput,
+    rules: Spanned<RawRules>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScreen {
+    width: u32,
+    height: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGrid {
+    /// Centre of the top-left tile.
+    origin: Option<Spanned<[f32; 2]>>,
+    pitch: Option<Spanned<f32>>,
+    /// Or all 16 centres, row-major.
+    centres: Option<Spanned<Vec<[f32; 2]>>>,
+    tile: Spanned<f32>,
+}
+
+/// `radius = R` and one `name = [x, y]` per button; `freeze` is required.
+type RawButtons = std::collections::BTreeMap<String, Spanned<toml::Value>>;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInput {
+    route: Route,
+    sample_ms: Spanned<u32>,
+    #[serde(default)]
+    between: u32,
+    #[serde(default)]
+    word_pause_ms: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRules {
+    round_secs: f64,
+    min_len: Spanned<usize>,
+    freeze_every_secs: f64,
+    freeze_uses: Option<u32>,
+}
+
+/// Line (from 1) of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+impl Profile {
+    /// Parses and checks a profile; `file` names it in errors.
+    pub fn from_toml_str(text: &str, file: &str) -> Result<Profile, ProfileError> {
+        let err =
+            |span: Option<std::ops::Range<usize>>, message: String, hint: &str| ProfileError {
+                file: file.to_owned(),
+                line: span.map(|s| line_of(text, s.start)),
+                message,
+                hint: (!hint.is_empty()).then(|| hint.to_owned()),
+            };
+        let raw: RawProfile = toml::from_str(text).map_err(|e| {
+            err(
+                e.span(),
+                e.message().trim().to_owned(),
+                "see devices/README.md for the fields",
+            )
+        })?;
+        let screen = raw.screen.get_ref();
+        let (w, h) = (screen.width, screen.height);
+        if w == 0 || h == 0 || w > 20_000 || h > 20_000 {
+            return Err(err(
+                Some(raw.screen.span()),
+                format!("screen {w}x{h} is not a phone screen"),
+                "width and height in pixels, as `adb shell wm size` prints them",
+            ));
+        }
+        if w > h {
+            return Err(err(
+                Some(raw.screen.span()),
+                format!("screen {w}x{h} is landscape"),
+                "give the portrait size: width < height",
+            ));
+        }
+        let grid = raw.grid.get_ref();
+        let tile = *grid.tile.get_ref();
+        let centres: Vec<Point> = match (&grid.origin, &grid.pitch, &grid.centres) {
+            (Some(o), Some(p), None) => {
+                let pitch = *p.get_ref();
+                if !(pitch.is_finite() && pitch > 0.0) {
+                    return Err(err(
+                        Some(p.span()),
+                        format!("pitch {pitch} must be positive"),
+                        "the distance between neighbouring tile centres, in pixels",
+                    ));
+                }
+                let o = o.get_ref();
+                (0..SIDE * SIDE)
+                    .map(|i| {
+                        let (r, c) = ((i / SIDE) as f32, (i % SIDE) as f32);
+                        (o[0] + pitch * c, o[1] + pitch * r)
+                    })
+                    .collect()
+            }
+            (None, None, Some(list)) => {
+                if list.get_ref().len() != SIDE * SIDE {
+                    return Err(err(
+                        Some(list.span()),
+                        format!("{} tile centres, expected 16", list.get_ref().len()),
+                        "list the centres row by row, [x, y] each",
+                    ));
+                }
+                list.get_ref().iter().map(|p| (p[0], p[1])).collect()
+            }
+            _ => {
+                return Err(err(
+                    Some(raw.grid.span()),
+                    "the grid needs either origin and pitch, or centres".into(),
+                    "origin = [x, y] of the top-left tile's centre and pitch = N, or 16 centres",
+                ));
+            }
+        };
+        let tile_span = Some(grid.tile.span());
+        if !(tile.is_finite() && tile > 0.0) {
+            return Err(err(
+                tile_span,
+                format!("tile size {tile} must be positive"),
+                "the side of a tile's square, in pixels",
+            ));
+        }
+        let inside = |(x, y): Point, half: f32| {
+            x - half >= 0.0 && y - half >= 0.0 && x + half <= w as f32 && y + half <= h as f32
+        };
+        for i in 0..centres.len() {
+            for j in i + 1..centres.len() {
+                let (a, b) = (centres[i], centres[j]);
+                if (a.0 - b.0).abs() < tile && (a.1 - b.1).abs() < tile {
+                    return Err(err(
+                        tile_span,
+                        format!(
+                            "tiles {i} and {j} overlap: centres closer than the tile size {tile}"
+                        ),
+                        "the tile size must not exceed the pitch",
+                    ));
+                }
+            }
+        }
+        let where_grid = grid
+            .origin
+            .as_ref()
+            .map(Spanned::span)
+            .or(grid.centres.as_ref().map(Spanned::span));
+        for (i, &c) in centres.iter().enumerate() {
+            if !inside(c, tile / 2.0) {
+                return Err(err(
+                    where_grid.clone(),
+                    format!(
+                        "tile {} (row {}, col {}) at ({}, {}) is off the {w}x{h} screen",
+                        i,
+                        i / SIDE,
+                        i % SIDE,
+                        c.0,
+                        c.1
+                    ),
+                    "check origin, pitch and tile against a screenshot",
+                ));
+            }
+        }
+        let buttons_raw = raw.buttons.get_ref();
+        let number = |v: &toml::Value| match v {
+            toml::Value::Integer(i) => Some(*i as f32),
+            toml::Value::Float(f) => Some(*f as f32),
+            _ => None,
+        };
+        let radius = buttons_raw
+            .get("radius")
+            .and_then(|v| number(v.get_ref()))
+            .unwrap_or(0.0);
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(err(
+                Some(raw.buttons.span()),
+                "buttons need a positive radius".into(),
+                "radius = N, in pixels",
+            ));
+        }
+        if !buttons_raw.contains_key("freeze") {
+            return Err(err(
+                Some(raw.buttons.span()),
+                "no freeze button".into(),
+                "freeze = [x, y], the first lifeline under the grid",
+            ));
+        }
+        let mut buttons = Vec::new();
+        for (name, v) in buttons_raw.iter().filter(|(n, _)| *n != "radius") {
+            let point = match v.get_ref() {
+                toml::Value::Array(a) if a.len() == 2 => {
+                    a.iter().map(number).collect::<Option<Vec<f32>>>()
+                }
+                _ => None,
+            };
+            let Some(p) = point else {
+                return Err(err(
+                    Some(v.span()),
+                    format!("button {name} is not a point"),
+                    "name = [x, y] in pixels",
+                ));
+            };
+            let entry = (name.clone(), [p[0], p[1]], v.span());
+            if name == "freeze" {
+                buttons.insert(0, entry);
+            } else {
+                buttons.push(entry);
+            }
+        }
+        let half = tile / 2.0;
+        for (name, p, span) in &buttons {
+            let p = (p[0], p[1]);
+            if !inside(p, radius) {
+                return Err(err(
+                    Some(span.clone()),
+                    format!("button {name} at ({}, {}) is off the screen", p.0, p.1),
+                    "",
+                ));
+            }
+            if let Some(i) = centres.iter().position(|c| {
+                (c.0 - p.0).abs() < half + radius && (c.1 - p.1).abs() < half + radius
+            }) {
+                return Err(err(
+                    Some(span.clone()),
+                    format!("button {name} overlaps tile {i}"),
+                    "lifeline buttons sit under the grid",
+                ));
+            }
+        }
+        let input = raw.input;
+        let sample_ms = *input.sample_ms.get_ref();
+        if !(1..=1000).contains(&sample_ms) {
+            return Err(err(
+                Some(input.sample_ms.span()),
+                format!("sample_ms {sample_ms} is out of range"),
+                "one touch sample per game frame at most: 17 to 25 for a 60 Hz phone",
+            ));
+        }
+        let rules = raw.rules.get_ref();
+        let rules_span = Some(raw.rules.span());
+        if !(rules.round_secs.is_finite() && rules.round_secs > 0.0) {
+            return Err(err(rules_span, "round_secs must be positive".into(), ""));
+        }
+        if !(rules.freeze_every_secs.is_finite() && rules.freeze_every_secs > 0.0) {
+            return Err(err(
+                rules_span,
+                "freeze_every_secs must be positive".into(),
+                "",
+            ));
+        }
+        let min_len = *rules.min_len.get_ref();
+        if !(2..=16).contains(&min_len) {
+            return Err(err(
+                Some(rules.min_len.span()),
+                format!("min_len {min_len} is not 2 to 16"),
+                "2 for Scramble With Friends, 3 for Boggle",
+            ));
+        }
+        let name = raw.name.get_ref().trim().to_owned();
+        if name.is_empty() {
+            return Err(err(Some(raw.name.span()), "the name is empty".into(), ""));
+        }
+        Ok(Profile {
+            name,
+            width: w,
+            height: h,
+            centres: centres.try_into().expect("16 centres"),
+            tile,
+            buttons: buttons
+                .into_iter()
+                .map(|(n, p, _)| (n, (p[0], p[1])))
+                .collect(),
+            button_radius: radius,
+            input: Input {
+                route: input.route,
+                sample_ms,
+                between: input.between.min(16),
+                word_pause_ms: input.word_pause_ms,
+            },
+            rules: Rules {
+                round_secs: rules.round_secs,
+                min_len,
+                freeze_every_secs: rules.freeze_every_secs,
+                freeze_uses: rules.freeze_uses,
+            },
+        })
+    }
+
+    /// Reads and checks a profile file.
+    pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ProfileError {
+            file: path.display().to_string(),
+            line: None,
+            message: e.to_string(),
+            hint: None,
+        })?;
+        Profile::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// A profile built into the binary.
+    pub fn built_in(name: &str) -> Option<Profile> {
+        BUILT_IN.iter().find(|(n, _)| *n == name).map(|(n, text)| {
+            Profile::from_toml_str(text, &format!("(built-in {n}.toml)"))
+                .expect("shipped profiles are tested")
+        })
+    }
+
+    /// Finds `--device NAME`: ./devices, then `config_dir/devices` (the user's
+    /// `$XDG_CONFIG_HOME/scramblebot`), then the built-in profiles.
+    pub fn find(
+        name: &str,
+        cwd: &Path,
+        config_dir: Option<&Path>,
+    ) -> Result<Profile, ProfileError> {
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !valid {
+            return Err(ProfileError {
+                file: name.to_owned(),
+                line: None,
+                message: "not a device name".into(),
+                hint: Some("letters, digits, - and _; or give a file with --profile".into()),
+            });
+        }
+        let mut tried: Vec<PathBuf> = vec![cwd.join("devices")];
+        tried.extend(config_dir.map(|d| d.join("devices")));
+        for dir in &tried {
+            let path = dir.join(format!("{name}.toml"));
+            if path.is_file() {
+                return Profile::load(&path);
+            }
+        }
+        Profile::built_in(name).ok_or_else(|| ProfileError {
+            file: format!("{name}.toml"),
+            line: None,
+            message: format!(
+                "no profile named {name:?} in {} or built in ({})",
+                tried
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                BUILT_IN.map(|(n, _)| n).join(", ")
+            ),
+            hint: Some("run `scramblebot calibrate --name NAME` for a new phone".into()),
+        })
+    }
+
+    /// The distance between neighbouring tile centres (the smallest one, for explicit grids).
+    pub fn pitch(&self) -> f32 {
+        let c = &self.centres;
+        (c[1].0 - c[0].0).hypot(c[1].1 - c[0].1)
+    }
+
+    /// The Freeze button.
+    pub fn freeze(&self) -> Point {
+        self.buttons[0].1
+    }
+
+    /// This profile on a screen of `width`x`height`: the same if equal, scaled if the aspect
+    /// ratio is the same (within half a percent), refused otherwise.
+    pub fn for_screen(&self, width: u32, height: u32) -> Result<Profile, ProfileError> {
+        if (width, height) == (self.width, self.height) {
+            return Ok(self.clone());
+        }
+        let (sx, sy) = (
+            width as f32 / self.width as f32,
+            height as f32 / self.height as f32,
+        );
+        if (sx / sy - 1.0).abs() > 0.005 {
+            return Err(ProfileError {
+                file: self.name.clone(),
+                line: None,
+                message: format!(
+                    "the phone's screen is {width}x{height}, the profile's {}x{}, another shape",
+                    self.width, self.height
+                ),
+                hint: Some(format!(
+                    "run `scramblebot calibrate --name {}` for this phone",
+                    self.name
+                )),
+            });
+        }
+        let s = (sx + sy) / 2.0;
+        let mut p = self.clone();
+        p.width = width;
+        p.height = height;
+        for c in &mut p.centres {
+            *c = (c.0 * sx, c.1 * sy);
+        }
+        for b in &mut p.buttons {
+            b.1 = (b.1.0 * sx, b.1.1 * sy);
+        }
+        p.tile *= s;
+        p.button_radius *= s;
+        Ok(p)
+    }
+
+    /// Whether a touch at `p` is inside a tile's cell of the grid (its square plus half the
+    /// gap to its neighbours, where a swipe passes between tiles) or a lifeline button: the
+    /// only places the bot may touch.
+    pub fn in_fence(&self, p: Point) -> bool {
+        let half = self.pitch().max(self.tile) / 2.0;
+        self.centres
+            .iter()
+            .any(|c| (p.0 - c.0).abs() <= half && (p.1 - c.1).abs() <= half)
+            || self
+                .buttons
+                .iter()
+                .any(|(_, b)| (p.0 - b.0).hypot(p.1 - b.1) <= self.button_radius)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"name = "test"
+[screen]
+width = 800
+height = 1280
+[grid]
+origin = [100, 300]
+pitch = 200
+tile = 184
+[buttons]
+freeze = [200, 1200]
+inspire = [400, 1200]
+radius = 70
+[input]
+route = "monkey"
+sample_ms = 20
+[rules]
+round_secs = 120
+min_len = 2
+freeze_every_secs = 30
+"#;
+
+    #[test]
+    fn every_shipped_profile_loads_and_matches_its_file() {
+        for (name, text) in BUILT_IN {
+            let p = Profile::from_toml_str(text, name).unwrap();
+            assert_eq!(p.name, name);
+            let on_disk = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("devices")
+                .join(format!("{name}.toml"));
+            assert_eq!(Profile::load(&on_disk).unwrap(), p);
+        }
+        let n7 = Profile::built_in("nexus7").unwrap();
+        assert_eq!((n7.width, n7.height), (800, 1280));
+        assert_eq!(n7.centres[0], (100.0, 300.0));
+        assert_eq!(n7.centres[15], (700.0, 900.0));
+        assert_eq!(n7.freeze(), (200.0, 1200.0));
+        let others: Vec<Point> = n7.buttons[1..].iter().map(|b| b.1).collect();
+        assert_eq!(others, [(400.0, 1200.0), (600.0, 1200.0)]);
+    }
+
+    #[test]
+    fn bad_profiles_are_refused_with_line_and_hint() {
+        // (replace, with, line, message contains)
+        let cases = [
+            (
+                "pitch = 200",
+                "pitch = 0",
+                Some(7),
+                "pitch 0 must be positive",
+            ),
+            ("tile = 184", "tile = 250", Some(8), "overlap"),
+            (
+                "origin = [100, 300]",
+                "origin = [50, 300]",
+                Some(6),
+                "off the 800x1280 screen",
+            ),
+            (
+                "route = \"monkey\"",
+                "route = \"telepathy\"",
+                Some(14),
+                "unknown variant",
+            ),
+            (
+                "sample_ms = 20",
+                "sample_ms = 20\nspeed = 3",
+                Some(16),
+                "unknown field `speed`",
+            ),
+            ("width = 800", "width = 2000", Some(2), "landscape"),
+            (
+                "freeze = [200, 1200]",
+                "freeze = [300, 500]",
+                Some(10),
+                "overlaps tile",
+            ),
+            ("min_len = 2", "min_len = 1", Some(18), "min_len 1"),
+            ("pitch = 200\n", "", Some(5), "either origin and pitch"),
+        ];
+        for (from, to, line, message) in cases {
+            let text = GOOD.replace(from, to);
+            let e = Profile::from_toml_str(&text, "devices/test.toml").unwrap_err();
+            assert_eq!(e.line, line, "{to}: {e}");
+            assert!(e.message.contains(message), "{to}: {e}");
+            assert!(e.to_string().starts_with("devices/test.toml:"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_screen_of_the_same_shape_scales_another_is_refused() {
+        let p = Profile::from_toml_str(GOOD, "t").unwrap();
+        let big = p.for_screen(1200, 1920).unwrap();
+        assert_eq!(big.centres[0], (150.0, 450.0));
+        assert_eq!(big.freeze(), (300.0, 1800.0));
+        assert_eq!(big.tile, 276.0);
+        let e = p.for_screen(1080, 2400).unwrap_err();
+        assert!(e.to_string().contains("calibrate"), "{e}");
+    }
+
+    #[test]
+    fn the_fence_is_tiles_and_buttons() {
+        let p = Profile::from_toml_str(GOOD, "t").unwrap();
+        // (point, inside)
+        let cases = [
+            ((100.0, 300.0), true),
+            ((190.0, 300.0), true),
+            ((200.0, 300.0), true), // the gap between two tiles, which swipes cross
+            ((100.0, 195.0), false), // above the grid
+            ((200.0, 1200.0), true),
+            ((600.0, 1200.0), false), // no such button in this profile
+            ((10.0, 10.0), false),
+        ];
+        for (point, inside) in cases {
+            assert_eq!(p.in_fence(point), inside, "{point:?}");
+        }
+    }
+
+    #[test]
+    fn lookup_prefers_the_working_directory_then_the_config_dir_then_built_in() {
+        let base =
+            std::env::temp_dir().join(format!("scramblebot-profiles-{}", std::process::id()));
+        let (cwd, config) = (base.join("cwd"), base.join("config"));
+        for d in [&cwd, &config] {
+            std::fs::create_dir_all(d.join("devices")).unwrap();
+        }
+        std::fs::write(
+            cwd.join("devices/mine.toml"),
+            GOOD.replace("\"test\"", "\"mine\""),
+        )
+        .unwrap();
+        std::fs::write(config.join("devices/mine.toml"), "broken").unwrap();
+        std::fs::write(config.join("devices/theirs.toml"), GOOD).unwrap();
+        assert_eq!(
+            Profile::find("mine", &cwd, Some(&config)).unwrap().name,
+            "mine"
+        );
+        assert_eq!(
+            Profile::find("theirs", &cwd, Some(&config)).unwrap().name,
+            "test"
+        );
+        assert_eq!(
+            Profile::find("nexus7", &cwd, Some(&config)).unwrap().name,
+            "nexus7"
+        );
+        let e = Profile::find("nokia", &cwd, Some(&config)).unwrap_err();
+        assert!(e.to_string().contains("calibrate"), "{e}");
+        assert!(Profile::find("../etc/passwd", &cwd, None).is_err());
+        let _ = std::fs::remove_dir_all(base);
+    }
+}
