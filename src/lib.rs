@@ -23,12 +23,14 @@
 pub mod bench;
 pub mod board;
 pub mod dict;
+pub mod gesture;
 pub mod profile;
 pub mod sample;
 pub mod score;
 pub mod sim;
 pub mod solve;
 pub mod structures;
+pub mod wire;
 
 pub use board::{Board, BoardError, Pos};
 pub use dict::{DictError, Trie};

@@ -17,7 +17,8 @@ pub mod screen;
 pub mod service;
 pub mod shell;
 pub mod sync;
-pub mod wire;
+/// The ADB message codec (shared with the host side in `phone`).
+pub use crate::wire;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;
