@@ -43,6 +43,35 @@ pub enum Command {
     /// It listens on loopback only, referees every touch, and writes what it saw to the
     /// report file after every stroke and when stopped (Ctrl-C or SIGTERM).
     Sim(SimArgs),
+    /// Play one round against the built-in virtual phone: start it on a free loopback port,
+    /// connect over ADB (TCP), solve its board, enter every word through the monkey, tapping
+    /// Freeze on schedule, and print what the game's referee saw. Needs no phone and no adb.
+    Demo(DemoArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct DemoArgs {
+    /// Which virtual phone to play on.
+    #[arg(long, value_enum, default_value_t = ModelArg::Nexus7)]
+    pub model: ModelArg,
+    /// Seed of the board.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Length of the round in seconds.
+    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    pub round_secs: f64,
+    /// Tap Freeze every this many seconds of round time.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub freeze_every_secs: f64,
+    /// Word order: longest first (then points), or most points first.
+    #[arg(long, value_enum, default_value_t = OrderArg::Longest)]
+    pub order: OrderArg,
+    /// Print one JSON object at the end instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -270,6 +299,139 @@ pub fn sim(args: SimArgs) -> anyhow::Result<()> {
         report["words"],
         report["strokes"].as_array().map_or(0, Vec::len),
         report["violations"].as_array().map_or(0, Vec::len)
+    );
+    Ok(())
+}
+
+pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
+    use scramblebot::phone::Phone;
+    use scramblebot::play::{self, RoundSettings};
+    use scramblebot::profile::Profile;
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, Sim, SimConfig};
+    use std::io::IsTerminal;
+    let model = match args.model {
+        ModelArg::Nexus7 => Model::Nexus7,
+        ModelArg::Pixel => Model::Pixel,
+        ModelArg::Small => Model::Small,
+    };
+    let round = seconds("--round-secs", args.round_secs, 1.0)?;
+    let every = seconds("--freeze-every-secs", args.freeze_every_secs, 0.1)?;
+    let sim = Sim::start(
+        ([127, 0, 0, 1], 0).into(),
+        SimConfig {
+            model,
+            game: GameConfig {
+                seed: args.seed,
+                round,
+                ..GameConfig::default()
+            },
+            report: None,
+        },
+    )
+    .context("cannot start the virtual phone")?;
+    let bot_start_ms = sim.device().now().as_secs_f64() * 1e3;
+    let mut profile = Profile::built_in(model.name()).expect("every model has a profile");
+    profile.rules.round_secs = round.as_secs_f64();
+    profile.rules.freeze_every_secs = every.as_secs_f64();
+    // The board as a user types it with `play --board` (reading it from the screen is the
+    // vision work's).
+    let board = *sim.device().game().board();
+    let show_progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let (outcome, phone_model, words) = runtime.block_on(async {
+        let phone = Phone::connect_direct(sim.addr()).await?;
+        let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
+        let rules = Rules::scramble().with_min_len(profile.rules.min_len)?;
+        let trie = Trie::enable();
+        let mut solution = Solver::new(&trie).solve(&board, &rules, &Bonuses::none());
+        solution.sort(match args.order {
+            OrderArg::Longest => Order::Longest,
+            OrderArg::Score => Order::Score,
+        });
+        let words = play::plan(&solution);
+        let mut monkey = phone.monkey(1080).await?;
+        let (_stop_tx, stop) = tokio::sync::watch::channel(false);
+        let settings = RoundSettings::from_profile(&profile);
+        let mut progress = |done: usize, total: usize, points: u32, left: Duration| {
+            if show_progress {
+                eprint!(
+                    "\r  {done}/{total} words  {points} points  {}:{:02} left ",
+                    left.as_secs() / 60,
+                    left.as_secs() % 60
+                );
+            }
+        };
+        let outcome = play::play_round(
+            &mut monkey,
+            &profile,
+            &settings,
+            &words,
+            stop,
+            &mut progress,
+        )
+        .await?;
+        if show_progress {
+            eprintln!();
+        }
+        anyhow::Ok((outcome, phone.model.clone(), words.len()))
+    })?;
+    let report = sim.device().report();
+    let strokes = report["strokes"].as_array().cloned().unwrap_or_default();
+    let rejected = strokes.iter().filter(|s| s["accepted"] != true).count();
+    let first_touch = report["first_touch_ms"].as_f64().map(|t| t - bot_start_ms);
+    let words_per_sec = outcome.words_entered as f64 / outcome.elapsed_secs.max(1e-9);
+    if args.json {
+        let summary = serde_json::json!({
+            "model": model.name(),
+            "board": board.to_string(),
+            "route": "monkey",
+            "bot": outcome,
+            "words_per_sec": words_per_sec,
+            "first_touch_ms": first_touch,
+            "referee": {
+                "score": report["score"],
+                "max_score": report["max_score"],
+                "words": report["words"],
+                "words_possible": report["words_possible"],
+                "strokes": strokes.len(),
+                "rejected": rejected,
+                "violations": report["violations"].as_array().map_or(0, Vec::len),
+                "freezes": report["freezes"],
+            },
+        });
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+        return Ok(());
+    }
+    println!(
+        "virtual {} ({phone_model}, Android {}), board {board}, {words} words to enter, route monkey",
+        model.name(),
+        model.release()
+    );
+    println!(
+        "referee: {} words accepted of {} possible, {} points of {} possible",
+        report["words"], report["words_possible"], report["score"], report["max_score"]
+    );
+    println!(
+        "         {} strokes, {rejected} rejected, {} violations, {} freezes at {:?} s",
+        strokes.len(),
+        report["violations"].as_array().map_or(0, Vec::len),
+        outcome.freezes.len(),
+        outcome
+            .freezes
+            .iter()
+            .map(|f| (f * 10.0).round() / 10.0)
+            .collect::<Vec<_>>()
+    );
+    println!(
+        "bot:     {} words in {:.1} s ({words_per_sec:.1} words/s), stopped: {:?}, first touch {} ms after start",
+        outcome.words_entered,
+        outcome.elapsed_secs,
+        outcome.stop,
+        first_touch.map_or("-".to_owned(), |t| format!("{t:.0}"))
     );
     Ok(())
 }

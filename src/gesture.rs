@@ -30,7 +30,9 @@ pub struct Gesture {
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GestureError {
-    #[error("touch at ({x}, {y}) is outside the grid and the lifeline buttons of profile {profile}")]
+    #[error(
+        "touch at ({x}, {y}) is outside the grid and the lifeline buttons of profile {profile}"
+    )]
     OutsideFence { x: i32, y: i32, profile: String },
     #[error("a swipe needs at least one tile")]
     Empty,
@@ -84,7 +86,10 @@ pub fn swipe(profile: &Profile, cells: &[usize]) -> Result<Gesture, GestureError
 /// A tap: down and up on one point.
 pub fn tap(profile: &Profile, p: Point) -> Result<Gesture, GestureError> {
     Ok(Gesture {
-        touches: vec![touch(profile, Phase::Down, p)?, touch(profile, Phase::Up, p)?],
+        touches: vec![
+            touch(profile, Phase::Down, p)?,
+            touch(profile, Phase::Up, p)?,
+        ],
     })
 }
 
@@ -150,7 +155,10 @@ mod tests {
         assert_eq!(points, [(100, 300), (300, 300), (300, 300)]);
         let f = button(&p, "freeze").unwrap();
         assert_eq!((f.touches[0].x, f.touches[0].y), (200, 1200));
-        assert!(matches!(button(&p, "vision"), Err(GestureError::NoSuchButton { .. })));
+        assert!(matches!(
+            button(&p, "vision"),
+            Err(GestureError::NoSuchButton { .. })
+        ));
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub mod bench;
 pub mod board;
 pub mod dict;
 pub mod gesture;
+pub mod phone;
+pub mod play;
 pub mod profile;
 pub mod sample;
 pub mod score;

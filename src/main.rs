@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         cli::Command::Solve(a) => cli::solve(a),
         cli::Command::Bench(a) => cli::bench(a),
         cli::Command::Sim(a) => cli::sim(a),
+        cli::Command::Demo(a) => cli::demo(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

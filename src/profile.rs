@@ -72,6 +72,8 @@ pub struct Rules {
     pub freeze_every_secs: f64,
     /// Freezes to use per round; `None`: as many as the schedule asks.
     pub freeze_uses: Option<u32>,
+    /// Seconds one Freeze adds to the round clock.
+    pub freeze_secs: f64,
 }
 
 /// A checked profile.
@@ -164,6 +166,12 @@ struct RawRules {
     min_len: Spanned<usize>,
     freeze_every_secs: f64,
     freeze_uses: Option<u32>,
+    #[serde(default = "default_freeze_secs")]
+    freeze_secs: f64,
+}
+
+fn default_freeze_secs() -> f64 {
+    15.0
 }
 
 /// Line (from 1) of a byte offset.
@@ -368,6 +376,13 @@ impl Profile {
         if !(rules.round_secs.is_finite() && rules.round_secs > 0.0) {
             return Err(err(rules_span, "round_secs must be positive".into(), ""));
         }
+        if !(rules.freeze_secs.is_finite() && rules.freeze_secs >= 0.0) {
+            return Err(err(
+                rules_span,
+                "freeze_secs must not be negative".into(),
+                "",
+            ));
+        }
         if !(rules.freeze_every_secs.is_finite() && rules.freeze_every_secs > 0.0) {
             return Err(err(
                 rules_span,
@@ -409,6 +424,7 @@ impl Profile {
                 min_len,
                 freeze_every_secs: rules.freeze_every_secs,
                 freeze_uses: rules.freeze_uses,
+                freeze_secs: rules.freeze_secs,
             },
         })
     }

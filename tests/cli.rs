@@ -326,3 +326,41 @@ fn sim_refuses_bad_settings_and_a_busy_port() {
         );
     }
 }
+
+#[test]
+fn demo_plays_a_whole_round_on_the_virtual_phone() {
+    // A short freeze interval so the schedule shows within the round.
+    let out = scramblebot(&[
+        "demo",
+        "--model",
+        "pixel",
+        "--seed",
+        "3",
+        "--round-secs",
+        "60",
+        "--freeze-every-secs",
+        "1.5",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (bot, referee) = (&r["bot"], &r["referee"]);
+    assert!(bot["words_planned"].as_u64().unwrap() > 20, "{r}");
+    assert_eq!(bot["words_entered"], bot["words_planned"], "{r}");
+    assert_eq!(bot["stop"], "all_words");
+    // The referee saw every word, accepted, with no rejection and no violation.
+    assert_eq!(referee["words"], bot["words_entered"], "{r}");
+    assert_eq!(referee["words"], referee["words_possible"], "{r}");
+    assert_eq!(referee["score"], referee["max_score"], "{r}");
+    assert_eq!(referee["rejected"], 0, "{r}");
+    assert_eq!(referee["violations"], 0, "{r}");
+    // Freeze on schedule: the referee counted each tap the bot made.
+    let freezes = bot["freezes"].as_array().unwrap();
+    assert!(!freezes.is_empty(), "{r}");
+    assert_eq!(referee["freezes"].as_array().unwrap().len(), freezes.len());
+    for (i, at) in freezes.iter().enumerate() {
+        let due = 1.5 * (i + 1) as f64;
+        let at = at.as_f64().unwrap();
+        assert!(at >= due && at < due + 1.0, "freeze {i} at {at} s: {r}");
+    }
+}

@@ -205,6 +205,8 @@ pub struct Game {
     rounds: Vec<RoundSummary>,
     first_screenshot: Option<Duration>,
     first_touch: Option<Duration>,
+    /// The first touch that came after the first screenshot.
+    first_touch_seen: Option<Duration>,
     current: Option<Stroke>,
     taps: Vec<usize>,
     last_word: Option<(String, bool)>,
@@ -241,6 +243,7 @@ impl Game {
             rounds: Vec::new(),
             first_screenshot: None,
             first_touch: None,
+            first_touch_seen: None,
             current: None,
             taps: Vec::new(),
             last_word: None,
@@ -388,8 +391,9 @@ impl Game {
     /// One touch sample. Returns true when it ended a stroke (the report changed).
     pub fn touch(&mut self, now: Duration, route: Route, action: Action, x: f32, y: f32) -> bool {
         self.tick(now);
-        if self.first_touch.is_none() && self.first_screenshot.is_some() {
-            self.first_touch = Some(now);
+        self.first_touch.get_or_insert(now);
+        if self.first_touch_seen.is_none() && self.first_screenshot.is_some() {
+            self.first_touch_seen = Some(now);
         }
         let sample = Sample {
             t_ms: ms(now),
@@ -665,7 +669,7 @@ impl Game {
     /// The report: everything the referee saw, as JSON.
     pub fn report(&mut self, now: Duration) -> serde_json::Value {
         self.tick(now);
-        let after = match (self.first_screenshot, self.first_touch) {
+        let after = match (self.first_screenshot, self.first_touch_seen) {
             (Some(s), Some(t)) => Some(ms(t.saturating_sub(s))),
             _ => None,
         };
