@@ -100,6 +100,32 @@ proptest! {
     fn a_board_reads_back_from_its_display(board in board()) {
         prop_assert_eq!(Board::parse(&board.to_string()), Ok(board));
     }
+
+    /// Every word the solver finds on a 4x4 board becomes a swipe on every shipped profile,
+    /// and every point of it lies inside that profile's fence, with samples between centres
+    /// too.
+    #[test]
+    fn every_gesture_point_lies_inside_the_fence(
+        letters in proptest::collection::vec(0u8..26, 16),
+        between in 0u32..3,
+    ) {
+        use scramblebot::gesture::swipe;
+        use scramblebot::profile::{BUILT_IN, Profile};
+        let board = Board::from_tiles(&letters).unwrap();
+        let solution = Solver::new(trie()).solve(&board, &Rules::scramble(), &Bonuses::none());
+        for (name, _) in BUILT_IN {
+            let mut profile = Profile::built_in(name).unwrap();
+            profile.input.between = between;
+            for w in solution.words() {
+                let cells: Vec<usize> = w.path().iter().map(|p| p.row() * 4 + p.col()).collect();
+                let g = swipe(&profile, &cells).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(g.touches.len(), cells.len() + 1 + (cells.len() - 1) * between as usize);
+                for t in &g.touches {
+                    prop_assert!(profile.in_fence((t.x as f32, t.y as f32)), "{:?} on {}", t, name);
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -293,3 +293,28 @@ fn screenshots_decode_to_the_screen_size() {
     let mangled = host.bytes("shell:screencap -p");
     assert!(image::load_from_memory(&mangled).is_err());
 }
+
+#[test]
+fn shipped_profiles_agree_with_the_virtual_phones_screens() {
+    use scramblebot::profile::Profile;
+    for model in Model::ALL {
+        let profile = Profile::built_in(model.name()).unwrap();
+        let layout = Layout::of(model);
+        assert_eq!(
+            (profile.width, profile.height),
+            (layout.width, layout.height)
+        );
+        for cell in 0..16 {
+            assert_eq!(
+                profile.centres[cell],
+                layout.centre(cell),
+                "{model:?} {cell}"
+            );
+        }
+        let buttons: Vec<(f32, f32)> = profile.buttons.iter().map(|b| b.1).collect();
+        let drawn: Vec<(f32, f32)> = layout.buttons.iter().map(|b| (b.x, b.y)).collect();
+        assert_eq!(buttons, drawn, "{model:?}: Freeze first, then the others");
+        // The bot's fence is inside the game's: whatever the bot may touch, the game allows.
+        assert!(profile.button_radius <= layout.buttons[0].radius);
+    }
+}
