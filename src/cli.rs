@@ -47,6 +47,58 @@ pub enum Command {
     /// connect over ADB (TCP), solve its board, enter every word through the monkey, tapping
     /// Freeze on schedule, and print what the game's referee saw. Needs no phone and no adb.
     Demo(DemoArgs),
+    /// Play a round on a phone through the adb server: connect, solve the board, enter every
+    /// word as one swipe (longest first), tapping Freeze every 30 s of round time.
+    ///
+    /// The board is typed with --board, or asked for on the terminal. Reading it from the
+    /// screen comes with the vision work.
+    Play(PlayArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    /// Device profile by name: ./devices/NAME.toml, then
+    /// $XDG_CONFIG_HOME/scramblebot/devices/NAME.toml, then the built-in ones (nexus7, pixel,
+    /// small).
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "profile",
+        required_unless_present = "profile"
+    )]
+    pub device: Option<String>,
+    /// Device profile file.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// The board, as `solve` takes it; without it, the letters are asked for on the terminal.
+    #[arg(long, value_name = "LETTERS")]
+    pub board: Option<String>,
+    /// Host of the adb server.
+    #[arg(short = 'H', long = "host", default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port of the adb server.
+    #[arg(
+        short = 'P',
+        long = "port",
+        env = "ANDROID_ADB_SERVER_PORT",
+        default_value_t = 5037
+    )]
+    pub port: u16,
+    /// Serial of the phone to use (default: the only one attached).
+    #[arg(short = 's', long = "serial", env = "ANDROID_SERIAL")]
+    pub serial: Option<String>,
+    /// First ask the adb server to connect this TCP phone (as `adb connect HOST:PORT`).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub connect: Option<String>,
+    /// Word order: longest first (then points), or most points first.
+    #[arg(long, value_enum, default_value_t = OrderArg::Longest)]
+    pub order: OrderArg,
+    /// Print one JSON object at the end instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -432,6 +484,167 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         outcome.elapsed_secs,
         outcome.stop,
         first_touch.map_or("-".to_owned(), |t| format!("{t:.0}"))
+    );
+    Ok(())
+}
+
+fn ipv4(
+    what: &str,
+    text: &str,
+    default_port: Option<u16>,
+) -> Result<std::net::SocketAddrV4, BadInput> {
+    use std::net::ToSocketAddrs;
+    let with_port = match default_port {
+        Some(p) => format!("{text}:{p}"),
+        None => text.to_owned(),
+    };
+    with_port
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| {
+            a.find_map(|a| match a {
+                std::net::SocketAddr::V4(v4) => Some(v4),
+                _ => None,
+            })
+        })
+        .ok_or_else(|| BadInput(anyhow::anyhow!("{what} {text:?} is not HOST:PORT")))
+}
+
+/// The board from --board, or typed on the terminal when there is one.
+fn board_from(arg: Option<&str>) -> Result<Board, BadInput> {
+    use std::io::IsTerminal;
+    let text = match arg {
+        Some(t) => t.to_owned(),
+        None => {
+            if !std::io::stdin().is_terminal() {
+                return Err(BadInput(anyhow::anyhow!(
+                    "no --board given and stdin is not a terminal to type it on"
+                )));
+            }
+            eprint!("the 16 letters of the board, row by row: ");
+            let mut line = String::new();
+            std::io::stdin()
+                .read_line(&mut line)
+                .map_err(|e| BadInput(e.into()))?;
+            line
+        }
+    };
+    let board = Board::parse(text.trim()).map_err(bad)?;
+    if board.side() != 4 {
+        let side = board.side();
+        return Err(BadInput(anyhow::anyhow!(
+            "the game's board is 4x4, got {side}x{side}"
+        )));
+    }
+    Ok(board)
+}
+
+pub fn play(args: PlayArgs) -> anyhow::Result<()> {
+    use scramblebot::phone::{Phone, ServerOptions};
+    use scramblebot::play::{self, RoundSettings};
+    use scramblebot::profile::Profile;
+    use std::io::IsTerminal;
+    let profile = match (&args.device, &args.profile) {
+        (_, Some(path)) => Profile::load(path).map_err(bad)?,
+        (Some(name), None) => {
+            let cwd = std::env::current_dir()?;
+            let config = std::env::var_os("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+                .map(|d| d.join("scramblebot"));
+            Profile::find(name, &cwd, config.as_deref()).map_err(bad)?
+        }
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let opts = ServerOptions {
+        server: ipv4("-H", &args.host, Some(args.port))?,
+        serial: args.serial.clone(),
+        connect: args
+            .connect
+            .as_deref()
+            .map(|c| ipv4("--connect", c, None))
+            .transpose()?,
+    };
+    let board = board_from(args.board.as_deref())?;
+    let show_progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let (outcome, phone_line, route) = runtime.block_on(async {
+        let phone = Phone::connect_server(&opts).await?;
+        let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
+        let route = match profile.input.route {
+            scramblebot::profile::Route::Auto | scramblebot::profile::Route::Monkey => "monkey",
+            other => anyhow::bail!(
+                "profile {}: the {} route is not built yet; use route = \"monkey\" or \"auto\"",
+                profile.name,
+                other.name()
+            ),
+        };
+        let rules = Rules::scramble().with_min_len(profile.rules.min_len)?;
+        let trie = Trie::enable();
+        let mut solution = Solver::new(&trie).solve(&board, &rules, &Bonuses::none());
+        solution.sort(match args.order {
+            OrderArg::Longest => Order::Longest,
+            OrderArg::Score => Order::Score,
+        });
+        let words = play::plan(&solution);
+        let mut monkey = phone.monkey(1080).await?;
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                let _ = stop_tx.send(true);
+            }
+        });
+        let settings = RoundSettings::from_profile(&profile);
+        let mut progress = |done: usize, total: usize, points: u32, left: Duration| {
+            if show_progress {
+                eprint!(
+                    "\r  {done}/{total} words  {points} points  {}:{:02} left ",
+                    left.as_secs() / 60,
+                    left.as_secs() % 60
+                );
+            }
+        };
+        let outcome = play::play_round(
+            &mut monkey,
+            &profile,
+            &settings,
+            &words,
+            stop,
+            &mut progress,
+        )
+        .await;
+        monkey.quit().await;
+        if show_progress {
+            eprintln!();
+        }
+        let line = format!(
+            "{} ({}, sdk {}, {}x{}), profile {}",
+            phone.serial, phone.model, phone.sdk, phone.screen.0, phone.screen.1, profile.name
+        );
+        anyhow::Ok((outcome?, line, route))
+    })?;
+    if args.json {
+        let summary = serde_json::json!({
+            "phone": phone_line,
+            "board": board.to_string(),
+            "route": route,
+            "bot": outcome,
+        });
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+        return Ok(());
+    }
+    println!("{phone_line}, board {board}, route {route}");
+    println!(
+        "entered {} of {} words ({} points as scored by the solver) in {:.1} s, {} freezes, stopped: {:?}",
+        outcome.words_entered,
+        outcome.words_planned,
+        outcome.points_entered,
+        outcome.elapsed_secs,
+        outcome.freezes.len(),
+        outcome.stop
     );
     Ok(())
 }

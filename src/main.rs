@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         cli::Command::Bench(a) => cli::bench(a),
         cli::Command::Sim(a) => cli::sim(a),
         cli::Command::Demo(a) => cli::demo(a),
+        cli::Command::Play(a) => cli::play(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -364,3 +364,140 @@ fn demo_plays_a_whole_round_on_the_virtual_phone() {
         assert!(at >= due && at < due + 1.0, "freeze {i} at {at} s: {r}");
     }
 }
+
+#[test]
+fn play_enters_every_word_through_debians_adb_server() {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let play = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+            .arg("play")
+            .args(args)
+            .args(["-P", &server.port.to_string()])
+            .env("HOME", &server.home)
+            .env_remove("ANDROID_SERIAL")
+            .current_dir(std::env::temp_dir())
+            .output()
+            .unwrap()
+    };
+    // No phone attached yet.
+    let out = play(&["--device", "pixel", "--board", "cats/xxxx/xxxx/xxxx"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no phone is attached"),
+        "{}",
+        text(&out.stderr)
+    );
+    let sims: Vec<_> = [Model::Pixel, Model::Small]
+        .into_iter()
+        .map(|model| {
+            common::start_with(SimConfig {
+                model,
+                game: GameConfig {
+                    seed: 11,
+                    ..GameConfig::default()
+                },
+                report: None,
+            })
+        })
+        .collect();
+    let serial = sims[0].addr().to_string();
+    let board = sims[0].device().game().board().to_string();
+    let out = play(&[
+        "--device",
+        "pixel",
+        "--board",
+        &board,
+        "--connect",
+        &serial,
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["bot"]["words_entered"], r["bot"]["words_planned"], "{r}");
+    let report = sims[0].device().report();
+    assert_eq!(report["words"], r["bot"]["words_entered"], "{report}");
+    assert_eq!(report["words"], report["words_possible"]);
+    assert_eq!(report["violations"].as_array().unwrap().len(), 0);
+    assert!(
+        report["strokes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["accepted"] == true)
+    );
+    // Two phones attached: the user must say which.
+    let small = sims[1].addr().to_string();
+    assert!(server.adb(&["connect", &small]).status.success());
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let out = play(&["--device", "small", "--board", &board]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("several phones"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A profile for another screen shape is refused before any touch.
+    let out = play(&["--device", "pixel", "--board", &board, "-s", &small]);
+    assert!(
+        text(&out.stderr).contains("calibrate"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(sims[1].device().game().strokes().is_empty());
+}
+
+#[test]
+fn play_refuses_bad_input_before_connecting() {
+    // (args, stderr contains)
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["play", "--device", "nexus7", "--board", "abc"],
+            "expected 16 tiles",
+        ),
+        (
+            &[
+                "play",
+                "--device",
+                "nokia",
+                "--board",
+                "cats/xxxx/xxxx/xxxx",
+            ],
+            "no profile named",
+        ),
+        (&["play", "--device", "nexus7"], "stdin is not a terminal"),
+        (
+            &[
+                "play",
+                "--device",
+                "nexus7",
+                "--board",
+                "catsxxxxxxxxxxxx",
+                "--connect",
+                "nowhere",
+            ],
+            "not HOST:PORT",
+        ),
+    ];
+    for (args, message) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+            .args(*args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(message),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}

@@ -1,13 +1,20 @@
 //! The phone as the bot sees it: a connection over ADB, the facts the bot needs (screen size,
 //! Android version), shell commands, and the input routes that carry gestures to the game.
 //! Every call is bounded by a timeout: a phone that stops answering is an error, never a hang.
-//! So far the connection is `direct` (straight to a phone's adbd over TCP: the virtual phone,
-//! or a phone on `adb connect`'s port) and the route is the monkey's.
+//! Two ways to reach a phone: through the adb server, as every Android tool does (adb_client,
+//! blocking, so each call runs on a blocking thread under a timeout), or `direct`, straight to
+//! a phone's adbd over TCP (the built-in virtual phone needs no adb at all). The input route so
+//! far is the monkey's.
 
 pub mod direct;
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, SocketAddrV4};
 use std::time::Duration;
+
+use adb_client::ADBDeviceExt;
+use adb_client::server::{ADBServer, DeviceState};
+use adb_client::server_device::ADBServerDevice;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::gesture::{Phase, Touch};
 use direct::{Direct, DirectError, Stream};
@@ -29,6 +36,57 @@ pub enum PhoneError {
     Unexpected(String, String),
     #[error("the monkey refused {0:?}: {1}")]
     Monkey(String, String),
+    #[error(
+        "no adb server answers at {0} and none could be started (is `adb` installed? `apt-get install adb`): {1}"
+    )]
+    NoServer(SocketAddrV4, String),
+    #[error("no phone is attached to the adb server (plug one in, or `--connect HOST:PORT`)")]
+    NoDevice,
+    #[error("several phones are attached ({0}): pick one with -s SERIAL or ANDROID_SERIAL")]
+    SeveralDevices(String),
+    #[error("no phone {0} is attached to the adb server (attached: {1})")]
+    NotAttached(String, String),
+    #[error("phone {0} is unauthorized: unlock it and accept this computer's key")]
+    Unauthorized(String),
+    #[error("phone {0} is {1}, not ready (wait for it, or reconnect it)")]
+    NotReady(String, String),
+    #[error("the adb server cannot connect to {0}: {1}")]
+    Connect(SocketAddrV4, String),
+    #[error("adb: {0}")]
+    Adb2(String),
+}
+
+/// Runs a blocking adb_client call on a blocking thread, bounded by `limit`. (A call that
+/// hangs or spins is abandoned on its thread: adb_client offers no way to cancel it.)
+async fn blocking<T: Send + 'static>(
+    what: &str,
+    limit: Duration,
+    f: impl FnOnce() -> Result<T, adb_client::RustADBError> + Send + 'static,
+) -> Result<T, PhoneError> {
+    let task = tokio::task::spawn_blocking(f);
+    match tokio::time::timeout(limit, task).await {
+        Err(_) => Err(PhoneError::Timeout(what.to_owned(), limit)),
+        Ok(Err(join)) => Err(PhoneError::Adb2(format!("{what}: {join}"))),
+        Ok(Ok(r)) => r.map_err(|e| PhoneError::Adb2(format!("{what}: {e}"))),
+    }
+}
+
+/// Where the adb server is and which phone to use.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    pub server: SocketAddrV4,
+    /// `-s SERIAL` (or ANDROID_SERIAL); `None`: the only phone attached.
+    pub serial: Option<String>,
+    /// `--connect HOST:PORT`: ask the server to attach this TCP phone first.
+    pub connect: Option<SocketAddrV4>,
+}
+
+enum Link {
+    Direct(Direct),
+    Server {
+        server: SocketAddrV4,
+        serial: String,
+    },
 }
 
 async fn bounded<T>(
@@ -43,7 +101,9 @@ async fn bounded<T>(
 
 /// A connected phone.
 pub struct Phone {
-    adb: Direct,
+    link: Link,
+    /// How to name it to the user (serial or address).
+    pub serial: String,
     /// The Android API level.
     pub sdk: u32,
     /// Display size in portrait pixels (`wm size`, the override if there is one).
@@ -58,12 +118,97 @@ impl Phone {
             Ok(Direct::connect(addr).await?)
         })
         .await?;
-        let mut phone = Phone {
-            adb,
+        let phone = Phone {
+            link: Link::Direct(adb),
+            serial: addr.to_string(),
             sdk: 0,
             screen: (0, 0),
             model: String::new(),
         };
+        phone.learn().await
+    }
+
+    /// Connects through the adb server, picking the phone as `adb` would.
+    pub async fn connect_server(opts: &ServerOptions) -> Result<Phone, PhoneError> {
+        let server = opts.server;
+        if let Some(target) = opts.connect {
+            blocking("adb connect", SHELL_TIMEOUT, move || {
+                ADBServer::new(server).connect_device(target)
+            })
+            .await
+            .map_err(|e| match e {
+                PhoneError::Adb2(m)
+                    if m.contains("Connection refused") || m.contains("os error 111") =>
+                {
+                    PhoneError::NoServer(server, m)
+                }
+                PhoneError::Adb2(m) => PhoneError::Connect(target, m),
+                other => other,
+            })?;
+        }
+        let wanted = opts
+            .serial
+            .clone()
+            .or_else(|| opts.connect.map(|a| a.to_string()));
+        // A TCP phone comes online a moment after `connect`.
+        let started = tokio::time::Instant::now();
+        let serial = loop {
+            let devices = blocking("adb devices", SHELL_TIMEOUT, move || {
+                ADBServer::new(server).devices()
+            })
+            .await
+            .map_err(|e| match e {
+                PhoneError::Adb2(m) => PhoneError::NoServer(server, m),
+                other => other,
+            })?;
+            let listed = devices
+                .iter()
+                .map(|d| format!("{} {}", d.identifier, d.state))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let chosen = match &wanted {
+                Some(w) => devices
+                    .iter()
+                    .find(|d| &d.identifier == w)
+                    .ok_or_else(|| PhoneError::NotAttached(w.clone(), listed.clone())),
+                None => match devices.as_slice() {
+                    [] => Err(PhoneError::NoDevice),
+                    [one] => Ok(one),
+                    _ => Err(PhoneError::SeveralDevices(listed.clone())),
+                },
+            };
+            let waiting = started.elapsed() < Duration::from_secs(5);
+            match chosen {
+                Ok(d) if d.state == DeviceState::Device => break d.identifier.clone(),
+                Ok(d) if d.state == DeviceState::Unauthorized => {
+                    return Err(PhoneError::Unauthorized(d.identifier.clone()));
+                }
+                Ok(d) if !waiting => {
+                    return Err(PhoneError::NotReady(
+                        d.identifier.clone(),
+                        d.state.to_string(),
+                    ));
+                }
+                Err(e) if !waiting || opts.connect.is_none() => return Err(e),
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        };
+        let phone = Phone {
+            link: Link::Server {
+                server,
+                serial: serial.clone(),
+            },
+            serial,
+            sdk: 0,
+            screen: (0, 0),
+            model: String::new(),
+        };
+        phone.learn().await
+    }
+
+    /// Reads the Android version, the model and the screen size.
+    async fn learn(mut self) -> Result<Phone, PhoneError> {
+        let phone = &mut self;
         let sdk = phone.shell("getprop ro.build.version.sdk").await?;
         phone.sdk = sdk
             .trim()
@@ -77,38 +222,102 @@ impl Phone {
         let size = phone.shell("wm size").await?;
         phone.screen = parse_wm_size(&size)
             .ok_or_else(|| PhoneError::Unexpected("wm size".into(), size.clone()))?;
-        Ok(phone)
+        Ok(self)
     }
 
     /// Runs a shell command (through `exec:`, so output arrives unchanged) and returns its
     /// output.
     pub async fn shell(&self, cmd: &str) -> Result<String, PhoneError> {
-        bounded(cmd, SHELL_TIMEOUT, async {
-            let out = self.adb.exec(cmd).await?;
-            Ok(String::from_utf8_lossy(&out).into_owned())
-        })
-        .await
+        match &self.link {
+            Link::Direct(adb) => {
+                bounded(cmd, SHELL_TIMEOUT, async {
+                    let out = adb.exec(cmd).await?;
+                    Ok(String::from_utf8_lossy(&out).into_owned())
+                })
+                .await
+            }
+            Link::Server { server, serial } => {
+                let (server, serial, cmd_owned) = (*server, serial.clone(), cmd.to_owned());
+                let out = blocking(cmd, SHELL_TIMEOUT, move || {
+                    let mut device = ADBServerDevice::new(serial, Some(server));
+                    let mut out = Vec::new();
+                    device.shell_command(&cmd_owned, Some(&mut out), None)?;
+                    Ok(out)
+                })
+                .await?;
+                // Before Android 7 the shell runs through a terminal: CRLF line ends.
+                Ok(String::from_utf8_lossy(&out).replace("\r\n", "\n"))
+            }
+        }
     }
 
-    /// Starts the monkey on device port `port` and connects to it. The monkey runs as long as
-    /// the returned value lives.
+    /// Starts the monkey on device port `port` and connects to it. The monkey runs until
+    /// `Monkey::quit` (or, directly connected, until the returned value is dropped).
     pub async fn monkey(&self, port: u16) -> Result<Monkey, PhoneError> {
-        let process = self.adb.open(&format!("exec:monkey --port {port}")).await?;
-        let started = tokio::time::Instant::now();
-        loop {
-            // Until the monkey listens, the device refuses its port.
-            if let Ok(socket) = self.adb.open(&format!("tcp:{port}")).await {
-                let mut monkey = Monkey {
-                    _process: process,
-                    socket,
-                };
-                monkey.send("wake").await?;
-                return Ok(monkey);
+        match &self.link {
+            Link::Direct(adb) => {
+                let process = adb.open(&format!("exec:monkey --port {port}")).await?;
+                let started = tokio::time::Instant::now();
+                loop {
+                    // Until the monkey listens, the device refuses its port.
+                    if let Ok(socket) = adb.open(&format!("tcp:{port}")).await {
+                        let mut monkey = Monkey {
+                            link: MonkeyLink::Direct {
+                                _process: process,
+                                socket,
+                            },
+                        };
+                        monkey.send("wake").await?;
+                        return Ok(monkey);
+                    }
+                    if started.elapsed() > MONKEY_START {
+                        return Err(PhoneError::Timeout("monkey --port".into(), MONKEY_START));
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
             }
-            if started.elapsed() > MONKEY_START {
-                return Err(PhoneError::Timeout("monkey --port".into(), MONKEY_START));
+            Link::Server { server, serial } => {
+                let local = std::net::TcpListener::bind("127.0.0.1:0")
+                    .and_then(|l| l.local_addr())
+                    .map_err(DirectError::Io)?
+                    .port();
+                let (server, serial) = (*server, serial.clone());
+                let s2 = serial.clone();
+                blocking("adb forward", SHELL_TIMEOUT, move || {
+                    ADBServerDevice::new(s2, Some(server))
+                        .forward(format!("tcp:{port}"), format!("tcp:{local}"))
+                })
+                .await?;
+                // The monkey's shell lasts as long as the monkey: it gets a thread of its own.
+                let s3 = serial.clone();
+                std::thread::Builder::new()
+                    .name("monkey".into())
+                    .spawn(move || {
+                        let mut device = ADBServerDevice::new(s3, Some(server));
+                        let cmd = format!("monkey --port {port}");
+                        if let Err(e) = device.shell_command(&cmd, None, None) {
+                            tracing::debug!("monkey shell ended: {e}");
+                        }
+                    })
+                    .map_err(DirectError::Io)?;
+                let started = tokio::time::Instant::now();
+                loop {
+                    // Until the monkey listens, the forwarded connection closes at once.
+                    if let Ok(socket) = tokio::net::TcpStream::connect(("127.0.0.1", local)).await {
+                        let _ = socket.set_nodelay(true);
+                        let mut monkey = Monkey {
+                            link: MonkeyLink::Tcp(BufReader::new(socket)),
+                        };
+                        if monkey.send("wake").await.is_ok() {
+                            return Ok(monkey);
+                        }
+                    }
+                    if started.elapsed() > MONKEY_START {
+                        return Err(PhoneError::Timeout("monkey --port".into(), MONKEY_START));
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 }
@@ -126,23 +335,53 @@ pub fn parse_wm_size(text: &str) -> Option<(u32, u32)> {
 
 /// The monkey's network protocol on one socket: a line per event, `OK` back.
 pub struct Monkey {
-    _process: Stream,
-    socket: Stream,
+    link: MonkeyLink,
+}
+
+enum MonkeyLink {
+    /// A `tcp:N` stream on a direct connection (and the stream running the monkey).
+    Direct { _process: Stream, socket: Stream },
+    /// A socket to the adb server's forwarded port.
+    Tcp(BufReader<tokio::net::TcpStream>),
 }
 
 impl Monkey {
     /// Sends one command and waits for its `OK`.
     pub async fn send(&mut self, line: &str) -> Result<(), PhoneError> {
-        let socket = &mut self.socket;
+        let link = &mut self.link;
         bounded(line, MONKEY_TIMEOUT, async {
-            socket.write(format!("{line}\n").as_bytes()).await?;
-            match socket.read_line().await? {
+            let text = format!("{line}\n");
+            let reply = match link {
+                MonkeyLink::Direct { socket, .. } => {
+                    socket.write(text.as_bytes()).await?;
+                    socket.read_line().await?
+                }
+                MonkeyLink::Tcp(socket) => {
+                    socket
+                        .get_mut()
+                        .write_all(text.as_bytes())
+                        .await
+                        .map_err(DirectError::Io)?;
+                    let mut reply = String::new();
+                    let n = socket
+                        .read_line(&mut reply)
+                        .await
+                        .map_err(DirectError::Io)?;
+                    (n > 0).then(|| reply.trim_end().to_owned())
+                }
+            };
+            match reply {
                 Some(reply) if reply == "OK" => Ok(()),
                 Some(reply) => Err(PhoneError::Monkey(line.to_owned(), reply)),
                 None => Err(PhoneError::Adb(DirectError::Closed)),
             }
         })
         .await
+    }
+
+    /// Ends the monkey on the phone.
+    pub async fn quit(mut self) {
+        let _ = self.send("quit").await;
     }
 
     /// One touch sample.
