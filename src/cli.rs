@@ -406,7 +406,12 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         });
         let words = play::plan(&solution);
         let mut monkey = phone.monkey(1080).await?;
-        let (_stop_tx, stop) = tokio::sync::watch::channel(false);
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                let _ = stop_tx.send(true);
+            }
+        });
         let settings = RoundSettings::from_profile(&profile);
         let mut progress = |done: usize, total: usize, points: u32, left: Duration| {
             if show_progress {
