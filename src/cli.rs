@@ -405,7 +405,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             OrderArg::Score => Order::Score,
         });
         let words = play::plan(&solution);
-        let mut monkey = phone.monkey(1080).await?;
+        let mut injector = play::Injector::Monkey(phone.monkey(1080).await?);
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
@@ -423,18 +423,19 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             }
         };
         let outcome = play::play_round(
-            &mut monkey,
+            &mut injector,
             &profile,
             &settings,
             &words,
             stop,
             &mut progress,
         )
-        .await?;
+        .await;
+        injector.finish().await;
         if show_progress {
             eprintln!();
         }
-        anyhow::Ok((outcome, phone.model.clone(), words.len()))
+        anyhow::Ok((outcome?, phone.model.clone(), words.len()))
     })?;
     let report = sim.device().report();
     let strokes = report["strokes"].as_array().cloned().unwrap_or_default();
@@ -579,14 +580,19 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
     let (outcome, phone_line, route) = runtime.block_on(async {
         let phone = Phone::connect_server(&opts).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
-        let route = match profile.input.route {
-            scramblebot::profile::Route::Auto | scramblebot::profile::Route::Monkey => "monkey",
-            other => anyhow::bail!(
-                "profile {}: the {} route is not built yet; use route = \"monkey\" or \"auto\"",
+        use scramblebot::profile::Route;
+        match profile.input.route {
+            Route::Motionevent if phone.sdk < 29 => anyhow::bail!(
+                "profile {}: input motionevent needs Android 10 (sdk 29); this phone has sdk {}: use route = \"monkey\" or \"auto\"",
                 profile.name,
-                other.name()
+                phone.sdk
             ),
-        };
+            Route::Sendevent => anyhow::bail!(
+                "profile {}: the sendevent route is not built yet; use route = \"monkey\" or \"auto\"",
+                profile.name
+            ),
+            _ => {}
+        }
         let rules = Rules::scramble().with_min_len(profile.rules.min_len)?;
         let trie = Trie::enable();
         let mut solution = Solver::new(&trie).solve(&board, &rules, &Bonuses::none());
@@ -595,7 +601,12 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
             OrderArg::Score => Order::Score,
         });
         let words = play::plan(&solution);
-        let mut monkey = phone.monkey(1080).await?;
+        let mut injector = match profile.input.route {
+            scramblebot::profile::Route::Motionevent => play::Injector::Motionevent(&phone),
+            scramblebot::profile::Route::Tap => play::Injector::Tap(&phone),
+            _ => play::Injector::Monkey(phone.monkey(1080).await?),
+        };
+        let route = injector.name();
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
@@ -613,7 +624,7 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
             }
         };
         let outcome = play::play_round(
-            &mut monkey,
+            &mut injector,
             &profile,
             &settings,
             &words,
@@ -621,7 +632,7 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
             &mut progress,
         )
         .await;
-        monkey.quit().await;
+        injector.finish().await;
         if show_progress {
             eprintln!();
         }

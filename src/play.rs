@@ -9,7 +9,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::gesture::{self, Gesture, Phase, Touch};
-use crate::phone::{Monkey, PhoneError};
+use crate::phone::{Monkey, Phone, PhoneError};
 use crate::profile::Profile;
 use crate::solve::Solution;
 
@@ -85,19 +85,97 @@ pub struct RoundOutcome {
 /// Progress after each word: (words entered, words planned, points, time left).
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, u32, Duration);
 
-/// Plays a round through the monkey. `stop` turning true ends it between two samples.
+/// How gestures reach the phone.
+pub enum Injector<'p> {
+    /// One persistent socket, a line per sample, paced by us (every Android version).
+    Monkey(Monkey),
+    /// One shell command per word chaining `input motionevent` calls (sdk 29 and later); each
+    /// call is slower than a frame, so the game sees every sample.
+    Motionevent(&'p Phone),
+    /// One shell command per word: `input tap` on each tile, then on the last again.
+    Tap(&'p Phone),
+}
+
+impl Injector<'_> {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Injector::Monkey(_) => "monkey",
+            Injector::Motionevent(_) => "motionevent",
+            Injector::Tap(_) => "tap",
+        }
+    }
+
+    /// Sends one gesture; false if `stop` cut it short.
+    async fn gesture(
+        &mut self,
+        g: &Gesture,
+        sample: Duration,
+        stop: &mut watch::Receiver<bool>,
+    ) -> Result<bool, PhoneError> {
+        match self {
+            Injector::Monkey(m) => send(m, g, sample, stop).await,
+            Injector::Motionevent(phone) => {
+                let script: Vec<String> = g
+                    .touches
+                    .iter()
+                    .map(|t| {
+                        let action = match t.phase {
+                            Phase::Down => "DOWN",
+                            Phase::Move => "MOVE",
+                            Phase::Up => "UP",
+                        };
+                        format!("input motionevent {action} {} {}", t.x, t.y)
+                    })
+                    .collect();
+                shell_checked(phone, &script.join("; ")).await?;
+                Ok(true)
+            }
+            Injector::Tap(phone) => {
+                // A gesture here is one tap (tap entry is planned as taps).
+                let t = g.touches[0];
+                shell_checked(phone, &format!("input tap {} {}", t.x, t.y)).await?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Lifts the finger and ends the route's process on the phone.
+    pub async fn finish(self) {
+        if let Injector::Monkey(m) = self {
+            m.quit().await;
+        }
+    }
+}
+
+/// Runs an `input` script; `input` exits 0 even when it refuses, so its output is the verdict.
+async fn shell_checked(phone: &Phone, script: &str) -> Result<(), PhoneError> {
+    let out = phone.shell(script).await?;
+    if out.contains("Usage: input") || out.contains("Error:") || out.contains("Exception") {
+        return Err(PhoneError::Unexpected(
+            script.chars().take(60).collect(),
+            out.lines().next().unwrap_or("").to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+/// Plays a round. `stop` turning true ends it between two samples.
 pub async fn play_round(
-    monkey: &mut Monkey,
+    injector: &mut Injector<'_>,
     profile: &Profile,
     settings: &RoundSettings,
     words: &[PlannedWord],
     mut stop: watch::Receiver<bool>,
     progress: Progress<'_>,
 ) -> Result<RoundOutcome, PlayError> {
-    // Every gesture is built, and fence-checked, before the first touch.
-    let gestures: Vec<Gesture> = words
+    // Every gesture is built, and fence-checked, before the first touch. Tap entry makes a
+    // word several taps.
+    let gestures: Vec<Vec<Gesture>> = words
         .iter()
-        .map(|w| gesture::swipe(profile, &w.cells))
+        .map(|w| match injector {
+            Injector::Tap(_) => gesture::taps(profile, &w.cells),
+            _ => gesture::swipe(profile, &w.cells).map(|g| vec![g]),
+        })
         .collect::<Result<_, _>>()?;
     let freeze = gesture::button(profile, "freeze")?;
     let start = Instant::now();
@@ -125,13 +203,22 @@ pub async fn play_round(
             .freeze_uses
             .is_none_or(|n| (outcome.freezes.len() as u32) < n);
         if now >= next_freeze && uses_left {
-            send(monkey, &freeze, settings.sample, &mut stop).await?;
+            injector
+                .gesture(&freeze, settings.sample, &mut stop)
+                .await?;
             outcome.freezes.push(now.as_secs_f64());
             while next_freeze <= now {
                 next_freeze += settings.freeze_every;
             }
         }
-        if !send(monkey, g, settings.sample, &mut stop).await? {
+        let mut finished = true;
+        for part in g {
+            if !injector.gesture(part, settings.sample, &mut stop).await? {
+                finished = false;
+                break;
+            }
+        }
+        if !finished {
             outcome.stop = Stop::Stopped;
             break;
         }
