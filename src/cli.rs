@@ -90,6 +90,13 @@ pub struct PlayArgs {
     /// First ask the adb server to connect this TCP phone (as `adb connect HOST:PORT`).
     #[arg(long, value_name = "HOST:PORT")]
     pub connect: Option<String>,
+    #[command(flatten)]
+    pub round: RoundArgs,
+}
+
+/// How a round is played and reported (`play` and `demo`).
+#[derive(clap::Args, Debug)]
+pub struct RoundArgs {
     /// Word order: longest first (then points), or most points first.
     #[arg(long, value_enum, default_value_t = OrderArg::Longest)]
     pub order: OrderArg,
@@ -115,15 +122,8 @@ pub struct DemoArgs {
     /// Tap Freeze every this many seconds of round time.
     #[arg(long, default_value_t = 30.0, value_name = "SECS")]
     pub freeze_every_secs: f64,
-    /// Word order: longest first (then points), or most points first.
-    #[arg(long, value_enum, default_value_t = OrderArg::Longest)]
-    pub order: OrderArg,
-    /// Print one JSON object at the end instead of a summary.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress line.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub round: RoundArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -357,7 +357,6 @@ pub fn sim(args: SimArgs) -> anyhow::Result<()> {
 
 pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     use scramblebot::phone::Phone;
-    use scramblebot::play::{self, RoundSettings};
     use scramblebot::profile::Profile;
     use scramblebot::sim::game::GameConfig;
     use scramblebot::sim::{Model, Sim, SimConfig};
@@ -389,7 +388,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     // The board as a user types it with `play --board` (reading it from the screen is the
     // vision work's).
     let board = *sim.device().game().board();
-    let show_progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let show_progress = !args.round.quiet && !args.round.json && std::io::stderr().is_terminal();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -397,52 +396,16 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     let (outcome, phone_model, words) = runtime.block_on(async {
         let phone = Phone::connect_direct(sim.addr()).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
-        let rules = Rules::scramble().with_min_len(profile.rules.min_len)?;
-        let trie = Trie::enable();
-        let mut solution = Solver::new(&trie).solve(&board, &rules, &Bonuses::none());
-        solution.sort(match args.order {
-            OrderArg::Longest => Order::Longest,
-            OrderArg::Score => Order::Score,
-        });
-        let words = play::plan(&solution);
-        let mut injector = play::Injector::Monkey(phone.monkey(1080).await?);
-        let (stop_tx, stop) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                let _ = stop_tx.send(true);
-            }
-        });
-        let settings = RoundSettings::from_profile(&profile);
-        let mut progress = |done: usize, total: usize, points: u32, left: Duration| {
-            if show_progress {
-                eprint!(
-                    "\r  {done}/{total} words  {points} points  {}:{:02} left ",
-                    left.as_secs() / 60,
-                    left.as_secs() % 60
-                );
-            }
-        };
-        let outcome = play::play_round(
-            &mut injector,
-            &profile,
-            &settings,
-            &words,
-            stop,
-            &mut progress,
-        )
-        .await;
-        injector.finish().await;
-        if show_progress {
-            eprintln!();
-        }
-        anyhow::Ok((outcome?, phone.model.clone(), words.len()))
+        let (outcome, words, _) =
+            solve_and_play(&phone, &profile, &board, args.round.order, show_progress).await?;
+        anyhow::Ok((outcome, phone.model.clone(), words))
     })?;
     let report = sim.device().report();
     let strokes = report["strokes"].as_array().cloned().unwrap_or_default();
     let rejected = strokes.iter().filter(|s| s["accepted"] != true).count();
     let first_touch = report["first_touch_ms"].as_f64().map(|t| t - bot_start_ms);
     let words_per_sec = outcome.words_entered as f64 / outcome.elapsed_secs.max(1e-9);
-    if args.json {
+    if args.round.json {
         let summary = serde_json::json!({
             "model": model.name(),
             "board": board.to_string(),
@@ -545,9 +508,77 @@ fn board_from(arg: Option<&str>) -> Result<Board, BadInput> {
     Ok(board)
 }
 
+/// Solves `board` by the profile's rules and plays the round on `phone` by the profile's
+/// route: (what the bot did, words planned, route name). Ctrl-C stops it, finger lifted.
+async fn solve_and_play(
+    phone: &scramblebot::phone::Phone,
+    profile: &scramblebot::profile::Profile,
+    board: &Board,
+    order: OrderArg,
+    show_progress: bool,
+) -> anyhow::Result<(scramblebot::play::RoundOutcome, usize, &'static str)> {
+    use scramblebot::play::{self, Injector, RoundSettings};
+    use scramblebot::profile::Route;
+    match profile.input.route {
+        Route::Motionevent if phone.sdk < 29 => anyhow::bail!(
+            "profile {}: input motionevent needs Android 10 (sdk 29); this phone has sdk {}: use route = \"monkey\" or \"auto\"",
+            profile.name,
+            phone.sdk
+        ),
+        Route::Sendevent => anyhow::bail!(
+            "profile {}: the sendevent route is not built yet; use route = \"monkey\" or \"auto\"",
+            profile.name
+        ),
+        _ => {}
+    }
+    let rules = Rules::scramble().with_min_len(profile.rules.min_len)?;
+    let trie = Trie::enable();
+    let mut solution = Solver::new(&trie).solve(board, &rules, &Bonuses::none());
+    solution.sort(match order {
+        OrderArg::Longest => Order::Longest,
+        OrderArg::Score => Order::Score,
+    });
+    let words = play::plan(&solution);
+    let mut injector = match profile.input.route {
+        Route::Motionevent => Injector::Motionevent(phone),
+        Route::Tap => Injector::Tap(phone),
+        _ => Injector::Monkey(phone.monkey(1080).await?),
+    };
+    let route = injector.name();
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = stop_tx.send(true);
+        }
+    });
+    let settings = RoundSettings::from_profile(profile);
+    let mut progress = |done: usize, total: usize, points: u32, left: Duration| {
+        if show_progress {
+            eprint!(
+                "\r  {done}/{total} words  {points} points  {}:{:02} left ",
+                left.as_secs() / 60,
+                left.as_secs() % 60
+            );
+        }
+    };
+    let outcome = play::play_round(
+        &mut injector,
+        profile,
+        &settings,
+        &words,
+        stop,
+        &mut progress,
+    )
+    .await;
+    injector.finish().await;
+    if show_progress {
+        eprintln!();
+    }
+    Ok((outcome?, words.len(), route))
+}
+
 pub fn play(args: PlayArgs) -> anyhow::Result<()> {
     use scramblebot::phone::{Phone, ServerOptions};
-    use scramblebot::play::{self, RoundSettings};
     use scramblebot::profile::Profile;
     use std::io::IsTerminal;
     let profile = match (&args.device, &args.profile) {
@@ -572,7 +603,7 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
             .transpose()?,
     };
     let board = board_from(args.board.as_deref())?;
-    let show_progress = !args.quiet && !args.json && std::io::stderr().is_terminal();
+    let show_progress = !args.round.quiet && !args.round.json && std::io::stderr().is_terminal();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -580,69 +611,15 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
     let (outcome, phone_line, route) = runtime.block_on(async {
         let phone = Phone::connect_server(&opts).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
-        use scramblebot::profile::Route;
-        match profile.input.route {
-            Route::Motionevent if phone.sdk < 29 => anyhow::bail!(
-                "profile {}: input motionevent needs Android 10 (sdk 29); this phone has sdk {}: use route = \"monkey\" or \"auto\"",
-                profile.name,
-                phone.sdk
-            ),
-            Route::Sendevent => anyhow::bail!(
-                "profile {}: the sendevent route is not built yet; use route = \"monkey\" or \"auto\"",
-                profile.name
-            ),
-            _ => {}
-        }
-        let rules = Rules::scramble().with_min_len(profile.rules.min_len)?;
-        let trie = Trie::enable();
-        let mut solution = Solver::new(&trie).solve(&board, &rules, &Bonuses::none());
-        solution.sort(match args.order {
-            OrderArg::Longest => Order::Longest,
-            OrderArg::Score => Order::Score,
-        });
-        let words = play::plan(&solution);
-        let mut injector = match profile.input.route {
-            scramblebot::profile::Route::Motionevent => play::Injector::Motionevent(&phone),
-            scramblebot::profile::Route::Tap => play::Injector::Tap(&phone),
-            _ => play::Injector::Monkey(phone.monkey(1080).await?),
-        };
-        let route = injector.name();
-        let (stop_tx, stop) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                let _ = stop_tx.send(true);
-            }
-        });
-        let settings = RoundSettings::from_profile(&profile);
-        let mut progress = |done: usize, total: usize, points: u32, left: Duration| {
-            if show_progress {
-                eprint!(
-                    "\r  {done}/{total} words  {points} points  {}:{:02} left ",
-                    left.as_secs() / 60,
-                    left.as_secs() % 60
-                );
-            }
-        };
-        let outcome = play::play_round(
-            &mut injector,
-            &profile,
-            &settings,
-            &words,
-            stop,
-            &mut progress,
-        )
-        .await;
-        injector.finish().await;
-        if show_progress {
-            eprintln!();
-        }
+        let (outcome, _, route) =
+            solve_and_play(&phone, &profile, &board, args.round.order, show_progress).await?;
         let line = format!(
             "{} ({}, sdk {}, {}x{}), profile {}",
             phone.serial, phone.model, phone.sdk, phone.screen.0, phone.screen.1, profile.name
         );
-        anyhow::Ok((outcome?, line, route))
+        anyhow::Ok((outcome, line, route))
     })?;
-    if args.json {
+    if args.round.json {
         let summary = serde_json::json!({
             "phone": phone_line,
             "board": board.to_string(),
