@@ -360,7 +360,6 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     use scramblebot::profile::Profile;
     use scramblebot::sim::game::GameConfig;
     use scramblebot::sim::{Model, Sim, SimConfig};
-    use std::io::IsTerminal;
     let model = match args.model {
         ModelArg::Nexus7 => Model::Nexus7,
         ModelArg::Pixel => Model::Pixel,
@@ -388,11 +387,8 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     // The board as a user types it with `play --board` (reading it from the screen is the
     // vision work's).
     let board = *sim.device().game().board();
-    let show_progress = !args.round.quiet && !args.round.json && std::io::stderr().is_terminal();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let show_progress = args.round.show_progress();
+    let runtime = round_runtime()?;
     let (outcome, phone_model, words) = runtime.block_on(async {
         let phone = Phone::connect_direct(sim.addr()).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
@@ -508,6 +504,22 @@ fn board_from(arg: Option<&str>) -> Result<Board, BadInput> {
     Ok(board)
 }
 
+impl RoundArgs {
+    /// A progress line only for a person watching a terminal.
+    fn show_progress(&self) -> bool {
+        use std::io::IsTerminal;
+        !self.quiet && !self.json && std::io::stderr().is_terminal()
+    }
+}
+
+/// The runtime a round runs on: the round loop, the phone's I/O, the Ctrl-C watcher.
+fn round_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
 /// Solves `board` by the profile's rules and plays the round on `phone` by the profile's
 /// route: (what the bot did, words planned, route name). Ctrl-C stops it, finger lifted.
 async fn solve_and_play(
@@ -580,7 +592,6 @@ async fn solve_and_play(
 pub fn play(args: PlayArgs) -> anyhow::Result<()> {
     use scramblebot::phone::{Phone, ServerOptions};
     use scramblebot::profile::Profile;
-    use std::io::IsTerminal;
     let profile = match (&args.device, &args.profile) {
         (_, Some(path)) => Profile::load(path).map_err(bad)?,
         (Some(name), None) => {
@@ -603,11 +614,8 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
             .transpose()?,
     };
     let board = board_from(args.board.as_deref())?;
-    let show_progress = !args.round.quiet && !args.round.json && std::io::stderr().is_terminal();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let show_progress = args.round.show_progress();
+    let runtime = round_runtime()?;
     let (outcome, phone_line, route) = runtime.block_on(async {
         let phone = Phone::connect_server(&opts).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;

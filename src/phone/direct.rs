@@ -74,7 +74,6 @@ impl Inner {
 #[derive(Clone)]
 pub struct Direct {
     inner: Arc<Inner>,
-    banner: String,
 }
 
 impl Direct {
@@ -99,7 +98,6 @@ impl Direct {
         if answer.command != Command::CNXN {
             return Err(DirectError::NotAdb(addr, format!("{answer:?}")));
         }
-        let banner = String::from_utf8_lossy(&answer.payload).into_owned();
         let routes = Routes::default();
         let inner = Arc::new(Inner {
             writer: tokio::sync::Mutex::new(write),
@@ -108,12 +106,7 @@ impl Direct {
             max_payload: (answer.arg1 as usize).clamp(256, MAX_PAYLOAD as usize),
         });
         tokio::spawn(read_loop(read, decoder, routes));
-        Ok(Direct { inner, banner })
-    }
-
-    /// What the phone said of itself ("device::ro.product.name=...").
-    pub fn banner(&self) -> &str {
-        &self.banner
+        Ok(Direct { inner })
     }
 
     /// Opens a stream to `service` ("exec:CMD", "tcp:1080", ...).

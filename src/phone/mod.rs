@@ -12,7 +12,7 @@ use std::net::{SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
 use adb_client::ADBDeviceExt;
-use adb_client::server::{ADBServer, DeviceState};
+use adb_client::server::{ADBServer, DeviceShort, DeviceState};
 use adb_client::server_device::ADBServerDevice;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -52,8 +52,8 @@ pub enum PhoneError {
     NotReady(String, String),
     #[error("the adb server cannot connect to {0}: {1}")]
     Connect(SocketAddrV4, String),
-    #[error("adb: {0}")]
-    Adb2(String),
+    #[error("adb server: {0}")]
+    AdbServer(String),
 }
 
 /// Runs a blocking adb_client call on a blocking thread, bounded by `limit`. (A call that
@@ -66,9 +66,21 @@ async fn blocking<T: Send + 'static>(
     let task = tokio::task::spawn_blocking(f);
     match tokio::time::timeout(limit, task).await {
         Err(_) => Err(PhoneError::Timeout(what.to_owned(), limit)),
-        Ok(Err(join)) => Err(PhoneError::Adb2(format!("{what}: {join}"))),
-        Ok(Ok(r)) => r.map_err(|e| PhoneError::Adb2(format!("{what}: {e}"))),
+        Ok(Err(join)) => Err(PhoneError::AdbServer(format!("{what}: {join}"))),
+        Ok(Ok(r)) => r.map_err(|e| PhoneError::AdbServer(format!("{what}: {e}"))),
     }
+}
+
+/// The phones attached to the adb server; an error here means there is no server.
+async fn devices(server: SocketAddrV4) -> Result<Vec<DeviceShort>, PhoneError> {
+    blocking("adb devices", SHELL_TIMEOUT, move || {
+        ADBServer::new(server).devices()
+    })
+    .await
+    .map_err(|e| match e {
+        PhoneError::AdbServer(m) => PhoneError::NoServer(server, m),
+        other => other,
+    })
 }
 
 /// Where the adb server is and which phone to use.
@@ -132,17 +144,14 @@ impl Phone {
     pub async fn connect_server(opts: &ServerOptions) -> Result<Phone, PhoneError> {
         let server = opts.server;
         if let Some(target) = opts.connect {
+            // Asking for the list first tells "no server" apart from "cannot reach the phone".
+            devices(server).await?;
             blocking("adb connect", SHELL_TIMEOUT, move || {
                 ADBServer::new(server).connect_device(target)
             })
             .await
             .map_err(|e| match e {
-                PhoneError::Adb2(m)
-                    if m.contains("Connection refused") || m.contains("os error 111") =>
-                {
-                    PhoneError::NoServer(server, m)
-                }
-                PhoneError::Adb2(m) => PhoneError::Connect(target, m),
+                PhoneError::AdbServer(m) => PhoneError::Connect(target, m),
                 other => other,
             })?;
         }
@@ -153,14 +162,7 @@ impl Phone {
         // A TCP phone comes online a moment after `connect`.
         let started = tokio::time::Instant::now();
         let serial = loop {
-            let devices = blocking("adb devices", SHELL_TIMEOUT, move || {
-                ADBServer::new(server).devices()
-            })
-            .await
-            .map_err(|e| match e {
-                PhoneError::Adb2(m) => PhoneError::NoServer(server, m),
-                other => other,
-            })?;
+            let devices = devices(server).await?;
             let listed = devices
                 .iter()
                 .map(|d| format!("{} {}", d.identifier, d.state))
@@ -208,19 +210,18 @@ impl Phone {
 
     /// Reads the Android version, the model and the screen size.
     async fn learn(mut self) -> Result<Phone, PhoneError> {
-        let phone = &mut self;
-        let sdk = phone.shell("getprop ro.build.version.sdk").await?;
-        phone.sdk = sdk
+        let sdk = self.shell("getprop ro.build.version.sdk").await?;
+        self.sdk = sdk
             .trim()
             .parse()
             .map_err(|_| PhoneError::Unexpected("getprop ro.build.version.sdk".into(), sdk))?;
-        phone.model = phone
+        self.model = self
             .shell("getprop ro.product.model")
             .await?
             .trim()
             .to_owned();
-        let size = phone.shell("wm size").await?;
-        phone.screen = parse_wm_size(&size)
+        let size = self.shell("wm size").await?;
+        self.screen = parse_wm_size(&size)
             .ok_or_else(|| PhoneError::Unexpected("wm size".into(), size.clone()))?;
         Ok(self)
     }

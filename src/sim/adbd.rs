@@ -11,10 +11,9 @@ use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use super::Device;
 use super::service::{self, Service};
@@ -352,23 +351,6 @@ impl StreamIo {
     /// The host has closed this stream (or its connection).
     pub fn is_closed(&self) -> bool {
         !lock(&self.link.streams).contains_key(&self.local)
-    }
-
-    /// Waits up to `timeout` for input; `Ok(false)` when none came, `Ok(true)` when input (or
-    /// its end) is ready to read. Lets long-running services notice a closed stream.
-    pub fn poll_read(&mut self, timeout: Duration) -> io::Result<bool> {
-        if self.read_pos < self.read_buf.len() {
-            return Ok(true);
-        }
-        self.flush()?;
-        match self.input.recv_timeout(timeout) {
-            Ok(chunk) => {
-                self.accept_input(chunk)?;
-                Ok(true)
-            }
-            Err(RecvTimeoutError::Timeout) => Ok(false),
-            Err(RecvTimeoutError::Disconnected) => Ok(true),
-        }
     }
 
     fn accept_input(&mut self, chunk: Vec<u8>) -> io::Result<()> {

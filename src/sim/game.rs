@@ -438,24 +438,19 @@ impl Game {
                 self.current = Some(stroke);
                 false
             }
-            Action::Cancel => {
+            Action::Up | Action::Cancel => {
                 let Some(mut stroke) = self.current.take() else {
                     return false;
                 };
                 self.record(&mut stroke, sample);
-                self.finish(stroke, now, Some("cancelled"));
-                true
-            }
-            Action::Up => {
-                let Some(mut stroke) = self.current.take() else {
-                    return false;
-                };
-                self.record(&mut stroke, sample);
-                if let Some((_, last)) = stroke.pending.take() {
-                    self.see(&mut stroke, last);
+                let cancelled = action == Action::Cancel;
+                if !cancelled {
+                    if let Some((_, last)) = stroke.pending.take() {
+                        self.see(&mut stroke, last);
+                    }
+                    self.see(&mut stroke, sample);
                 }
-                self.see(&mut stroke, sample);
-                self.finish(stroke, now, None);
+                self.finish(stroke, now, cancelled.then_some("cancelled"));
                 true
             }
         }

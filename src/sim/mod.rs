@@ -58,10 +58,6 @@ impl Model {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Model> {
-        Model::ALL.into_iter().find(|m| m.name() == name)
-    }
-
     /// The Android API level.
     pub fn sdk(self) -> u32 {
         match self {

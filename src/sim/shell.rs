@@ -733,7 +733,7 @@ fn wm(ctx: &mut Ctx, args: &[String]) -> i32 {
 }
 
 /// The system properties a phone reports.
-pub fn properties(model: super::Model) -> Vec<(&'static str, String)> {
+fn properties(model: super::Model) -> Vec<(&'static str, String)> {
     let (name, product, device) = model.product();
     vec![
         ("ro.build.version.release", model.release().to_owned()),
