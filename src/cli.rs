@@ -103,9 +103,26 @@ pub struct RoundArgs {
     /// Print one JSON object at the end instead of a summary.
     #[arg(long)]
     pub json: bool,
-    /// No progress line.
+    /// No progress bar and no notes on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// How to enter words, instead of the profile's `input.route`.
+    #[arg(long, value_enum)]
+    pub route: Option<RouteArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum RouteArg {
+    /// Probe the phone and use the fastest route that works.
+    Auto,
+    /// The monkey's network protocol on a forwarded socket (every Android version).
+    Monkey,
+    /// `input motionevent`, a shell command per word (Android 10 and later).
+    Motionevent,
+    /// `sendevent` to the touchscreen in raw units (Android 9 and older).
+    Sendevent,
+    /// Tap each tile, then the last one again.
+    Tap,
 }
 
 #[derive(clap::Args, Debug)]
@@ -387,15 +404,14 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     // The board as a user types it with `play --board` (reading it from the screen is the
     // vision work's).
     let board = *sim.device().game().board();
-    let show_progress = args.round.show_progress();
     let runtime = round_runtime()?;
-    let (outcome, phone_model, words) = runtime.block_on(async {
+    let (outcome, phone_model) = runtime.block_on(async {
         let phone = Phone::connect_direct(sim.addr()).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
-        let (outcome, words, _) =
-            solve_and_play(&phone, &profile, &board, args.round.order, show_progress).await?;
-        anyhow::Ok((outcome, phone.model.clone(), words))
+        let played = solve_and_play(&phone, &profile, &board, &args.round).await?;
+        anyhow::Ok((played.outcome, phone.model.clone()))
     })?;
+    let (route, words) = (routes_text(&outcome), outcome.words_planned);
     let report = sim.device().report();
     let strokes = report["strokes"].as_array().cloned().unwrap_or_default();
     let rejected = strokes.iter().filter(|s| s["accepted"] != true).count();
@@ -405,7 +421,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         let summary = serde_json::json!({
             "model": model.name(),
             "board": board.to_string(),
-            "route": "monkey",
+            "route": route,
             "bot": outcome,
             "words_per_sec": words_per_sec,
             "first_touch_ms": first_touch,
@@ -421,10 +437,10 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             },
         });
         println!("{}", serde_json::to_string_pretty(&summary)?);
-        return Ok(());
+        return failed(&outcome);
     }
     println!(
-        "virtual {} ({phone_model}, Android {}), board {board}, {words} words to enter, route monkey",
+        "virtual {} ({phone_model}, Android {}), board {board}, {words} words to enter, route {route}",
         model.name(),
         model.release()
     );
@@ -450,7 +466,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
         outcome.stop,
         first_touch.map_or("-".to_owned(), |t| format!("{t:.0}"))
     );
-    Ok(())
+    failed(&outcome)
 }
 
 fn ipv4(
@@ -520,43 +536,65 @@ fn round_runtime() -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
+/// When this process started (main touches it first).
+pub static START: std::sync::LazyLock<std::time::Instant> =
+    std::sync::LazyLock::new(std::time::Instant::now);
+
+/// What `solve_and_play` did.
+struct Played {
+    outcome: scramblebot::play::RoundOutcome,
+    /// When the first touch reached the phone.
+    first_touch: Option<std::time::Instant>,
+}
+
+/// The routes of a round as a person reads them: "monkey", "sendevent, monkey from word 9".
+fn routes_text(outcome: &scramblebot::play::RoundOutcome) -> String {
+    outcome
+        .routes
+        .iter()
+        .map(|r| match r.from_word {
+            0 => r.route.to_owned(),
+            n => format!("{} from word {}", r.route, n + 1),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Solves `board` by the profile's rules and plays the round on `phone` by the profile's
-/// route: (what the bot did, words planned, route name). Ctrl-C stops it, finger lifted.
+/// route. Ctrl-C stops it, finger lifted. With `round.show_progress()`, a progress bar.
 async fn solve_and_play(
     phone: &scramblebot::phone::Phone,
     profile: &scramblebot::profile::Profile,
     board: &Board,
-    order: OrderArg,
-    show_progress: bool,
-) -> anyhow::Result<(scramblebot::play::RoundOutcome, usize, &'static str)> {
+    round: &RoundArgs,
+) -> anyhow::Result<Played> {
     use scramblebot::play::{self, Injector, RoundSettings};
     use scramblebot::profile::Route;
-    match profile.input.route {
-        Route::Motionevent if phone.sdk < 29 => anyhow::bail!(
-            "profile {}: input motionevent needs Android 10 (sdk 29); this phone has sdk {}: use route = \"monkey\" or \"auto\"",
-            profile.name,
-            phone.sdk
-        ),
-        Route::Sendevent => anyhow::bail!(
-            "profile {}: the sendevent route is not built yet; use route = \"monkey\" or \"auto\"",
-            profile.name
-        ),
-        _ => {}
-    }
     let rules = Rules::scramble().with_min_len(profile.rules.min_len)?;
     let trie = Trie::enable();
     let mut solution = Solver::new(&trie).solve(board, &rules, &Bonuses::none());
-    solution.sort(match order {
+    solution.sort(match round.order {
         OrderArg::Longest => Order::Longest,
         OrderArg::Score => Order::Score,
     });
     let words = play::plan(&solution);
-    let mut injector = match profile.input.route {
-        Route::Motionevent => Injector::Motionevent(phone),
-        Route::Tap => Injector::Tap(phone),
-        _ => Injector::Monkey(phone.monkey(1080).await?),
+    let talk = !round.quiet && !round.json;
+    let mut say = |line: String| {
+        if talk {
+            eprintln!("{line}");
+        }
     };
-    let route = injector.name();
+    let route = match round.route {
+        None => profile.input.route,
+        Some(RouteArg::Auto) => Route::Auto,
+        Some(RouteArg::Monkey) => Route::Monkey,
+        Some(RouteArg::Motionevent) => Route::Motionevent,
+        Some(RouteArg::Sendevent) => Route::Sendevent,
+        Some(RouteArg::Tap) => Route::Tap,
+    };
+    let mut injector = Injector::open(phone, route, &mut say)
+        .await
+        .with_context(|| format!("profile {}: route {}", profile.name, route.name()))?;
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
@@ -564,14 +602,22 @@ async fn solve_and_play(
         }
     });
     let settings = RoundSettings::from_profile(profile);
-    let mut progress = |done: usize, total: usize, points: u32, left: Duration| {
-        if show_progress {
-            eprint!(
-                "\r  {done}/{total} words  {points} points  {}:{:02} left ",
-                left.as_secs() / 60,
-                left.as_secs() % 60
-            );
-        }
+    let bar = if round.show_progress() {
+        indicatif::ProgressBar::new(words.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} words  {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut progress = |done: usize, _total: usize, points: u32, left: Duration| {
+        bar.set_position(done as u64);
+        bar.set_message(format!(
+            "{points} points  {}:{:02} left",
+            left.as_secs() / 60,
+            left.as_secs() % 60
+        ));
     };
     let outcome = play::play_round(
         &mut injector,
@@ -582,11 +628,13 @@ async fn solve_and_play(
         &mut progress,
     )
     .await;
+    let first_touch = injector.first_touch().map(|t| t.into_std());
     injector.finish().await;
-    if show_progress {
-        eprintln!();
-    }
-    Ok((outcome?, words.len(), route))
+    bar.finish_and_clear();
+    Ok(Played {
+        outcome: outcome?,
+        first_touch,
+    })
 }
 
 pub fn play(args: PlayArgs) -> anyhow::Result<()> {
@@ -614,30 +662,38 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
             .transpose()?,
     };
     let board = board_from(args.board.as_deref())?;
-    let show_progress = args.round.show_progress();
     let runtime = round_runtime()?;
-    let (outcome, phone_line, route) = runtime.block_on(async {
+    let (played, phone_line) = runtime.block_on(async {
         let phone = Phone::connect_server(&opts).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
-        let (outcome, _, route) =
-            solve_and_play(&phone, &profile, &board, args.round.order, show_progress).await?;
+        let played = solve_and_play(&phone, &profile, &board, &args.round).await?;
         let line = format!(
             "{} ({}, sdk {}, {}x{}), profile {}",
             phone.serial, phone.model, phone.sdk, phone.screen.0, phone.screen.1, profile.name
         );
-        anyhow::Ok((outcome, line, route))
+        anyhow::Ok((played, line))
     })?;
+    let outcome = played.outcome;
+    let route = routes_text(&outcome);
+    // From the start of this process: what a user waits before the game sees a finger.
+    let first_touch_ms = played
+        .first_touch
+        .map(|t| t.saturating_duration_since(*START).as_secs_f64() * 1e3);
     if args.round.json {
         let summary = serde_json::json!({
             "phone": phone_line,
             "board": board.to_string(),
             "route": route,
+            "first_touch_ms": first_touch_ms,
             "bot": outcome,
         });
         println!("{}", serde_json::to_string_pretty(&summary)?);
-        return Ok(());
+        return failed(&outcome);
     }
     println!("{phone_line}, board {board}, route {route}");
+    if let Some(ms) = first_touch_ms {
+        println!("first touch {ms:.0} ms after start");
+    }
     println!(
         "entered {} of {} words ({} points as scored by the solver) in {:.1} s, {} freezes, stopped: {:?}",
         outcome.words_entered,
@@ -647,7 +703,19 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
         outcome.freezes.len(),
         outcome.stop
     );
-    Ok(())
+    failed(&outcome)
+}
+
+/// A round the phone cut short is a failure (exit 1), reported after its summary.
+fn failed(outcome: &scramblebot::play::RoundOutcome) -> anyhow::Result<()> {
+    match &outcome.error {
+        Some(e) => Err(anyhow::anyhow!(
+            "the round stopped after {} of {} words: {e}",
+            outcome.words_entered,
+            outcome.words_planned
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A user's mistake in what they typed (exit code 2), as opposed to a failure (exit code 1).

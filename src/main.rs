@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    std::sync::LazyLock::force(&cli::START);
     let args = cli::Cli::parse();
     let level = match args.verbose {
         0 => tracing::Level::WARN,

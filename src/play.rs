@@ -9,8 +9,11 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::gesture::{self, Gesture, Phase, Touch};
+use tokio::task::JoinHandle;
+
+use crate::phone::sendevent::Sendevent;
 use crate::phone::{Monkey, Phone, PhoneError};
-use crate::profile::Profile;
+use crate::profile::{Profile, Route};
 use crate::solve::Solution;
 
 /// One word to enter.
@@ -67,6 +70,8 @@ pub enum Stop {
     AllWords,
     Clock,
     Stopped,
+    /// The phone failed (gone, or refusing): see `RoundOutcome::error`.
+    Failed,
 }
 
 /// What the bot did.
@@ -80,29 +85,175 @@ pub struct RoundOutcome {
     pub freezes: Vec<f64>,
     pub elapsed_secs: f64,
     pub stop: Stop,
+    /// The routes used, with the first word each entered (auto can hand over mid-round).
+    pub routes: Vec<RouteUse>,
+    /// Why the phone failed, when `stop` is `Failed`.
+    pub error: Option<String>,
 }
 
 /// Progress after each word: (words entered, words planned, points, time left).
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, u32, Duration);
 
-/// How gestures reach the phone.
-pub enum Injector<'p> {
+/// The device port the monkey listens on.
+const MONKEY_PORT: u16 = 1080;
+
+/// How gestures reach the phone: the route in use, and under `auto` on phones that allow
+/// sendevent, the monkey starting in the background to take over between two words once it
+/// answers (sendevent needs no JVM start, so the first word goes in at once).
+pub struct Injector<'p> {
+    active: Active<'p>,
+    coming: Option<JoinHandle<Result<Monkey, PhoneError>>>,
+    /// Each route used, with the index of the first word it entered.
+    used: Vec<RouteUse>,
+    first_touch: Option<Instant>,
+}
+
+enum Active<'p> {
     /// One persistent socket, a line per sample, paced by us (every Android version).
     Monkey(Monkey),
+    /// One persistent shell, a line of `sendevent`s per sample, paced by us (sdk 28 and older).
+    Sendevent(Sendevent),
     /// One shell command per word chaining `input motionevent` calls (sdk 29 and later); each
     /// call is slower than a frame, so the game sees every sample.
     Motionevent(&'p Phone),
-    /// One shell command per word: `input tap` on each tile, then on the last again.
+    /// One shell command per tap: each tile, then the last again.
     Tap(&'p Phone),
 }
 
-impl Injector<'_> {
-    pub fn name(&self) -> &'static str {
+impl Active<'_> {
+    fn name(&self) -> &'static str {
         match self {
-            Injector::Monkey(_) => "monkey",
-            Injector::Motionevent(_) => "motionevent",
-            Injector::Tap(_) => "tap",
+            Active::Monkey(_) => "monkey",
+            Active::Sendevent(_) => "sendevent",
+            Active::Motionevent(_) => "motionevent",
+            Active::Tap(_) => "tap",
         }
+    }
+
+    async fn finish(self) {
+        match self {
+            Active::Monkey(m) => m.quit().await,
+            Active::Sendevent(s) => s.quit().await,
+            Active::Motionevent(_) | Active::Tap(_) => {}
+        }
+    }
+}
+
+/// A route and the first word it entered.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RouteUse {
+    pub route: &'static str,
+    pub from_word: usize,
+}
+
+impl<'p> Injector<'p> {
+    /// Opens the profile's route on `phone`. `auto` probes: on sdk 28 and older, sendevent at
+    /// once with the monkey taking over when it answers; otherwise the monkey, then
+    /// motionevent (sdk 29+), then taps. `say` hears what was tried and chosen.
+    pub async fn open(
+        phone: &'p Phone,
+        route: Route,
+        say: &mut dyn FnMut(String),
+    ) -> Result<Injector<'p>, PhoneError> {
+        let active = match route {
+            Route::Monkey => Active::Monkey(phone.monkey(MONKEY_PORT).await?),
+            Route::Sendevent => Active::Sendevent(Sendevent::start(phone).await?),
+            Route::Motionevent => {
+                motionevent_works(phone).await?;
+                Active::Motionevent(phone)
+            }
+            Route::Tap => Active::Tap(phone),
+            Route::Auto => return Injector::auto(phone, say).await,
+        };
+        Ok(Injector::with(active, None))
+    }
+
+    fn with(active: Active<'p>, coming: Option<JoinHandle<Result<Monkey, PhoneError>>>) -> Self {
+        Injector {
+            used: vec![RouteUse {
+                route: active.name(),
+                from_word: 0,
+            }],
+            active,
+            coming,
+            first_touch: None,
+        }
+    }
+
+    async fn auto(phone: &'p Phone, say: &mut dyn FnMut(String)) -> Result<Self, PhoneError> {
+        if phone.sdk <= 28 {
+            match Sendevent::start(phone).await {
+                Ok(s) => {
+                    let p = phone.clone();
+                    let coming = tokio::spawn(async move { p.monkey(MONKEY_PORT).await });
+                    say(format!(
+                        "auto: sendevent on {} at once, the monkey when it answers",
+                        s.panel().path
+                    ));
+                    return Ok(Injector::with(Active::Sendevent(s), Some(coming)));
+                }
+                Err(e) => say(format!("auto: no sendevent ({e})")),
+            }
+        }
+        match phone.monkey(MONKEY_PORT).await {
+            Ok(m) => {
+                say("auto: monkey".into());
+                return Ok(Injector::with(Active::Monkey(m), None));
+            }
+            Err(e) => say(format!("auto: no monkey ({e})")),
+        }
+        match motionevent_works(phone).await {
+            Ok(()) => {
+                say("auto: input motionevent".into());
+                return Ok(Injector::with(Active::Motionevent(phone), None));
+            }
+            Err(e) => say(format!("auto: no motionevent ({e})")),
+        }
+        say("auto: taps".into());
+        Ok(Injector::with(Active::Tap(phone), None))
+    }
+
+    /// The route in use now.
+    pub fn name(&self) -> &'static str {
+        self.active.name()
+    }
+
+    /// Each route used, with the first word it entered.
+    pub fn routes(&self) -> &[RouteUse] {
+        &self.used
+    }
+
+    /// When the first touch reached the phone.
+    pub fn first_touch(&self) -> Option<Instant> {
+        self.first_touch
+    }
+
+    /// Between two words: hands over to the monkey if it has started. `next_word` is the index
+    /// of the word about to be entered.
+    async fn between_words(&mut self, next_word: usize) {
+        if !self.coming.as_ref().is_some_and(JoinHandle::is_finished) {
+            return;
+        }
+        let Some(task) = self.coming.take() else {
+            return;
+        };
+        match task.await {
+            Ok(Ok(monkey)) => {
+                let old = std::mem::replace(&mut self.active, Active::Monkey(monkey));
+                old.finish().await;
+                self.used.push(RouteUse {
+                    route: "monkey",
+                    from_word: next_word,
+                });
+            }
+            Ok(Err(e)) => tracing::info!("the monkey did not start, staying on sendevent: {e}"),
+            Err(e) => tracing::info!("the monkey's start failed, staying on sendevent: {e}"),
+        }
+    }
+
+    /// Whether words are entered as taps.
+    fn taps(&self) -> bool {
+        matches!(self.active, Active::Tap(_))
     }
 
     /// Sends one gesture; false if `stop` cut it short.
@@ -112,9 +263,11 @@ impl Injector<'_> {
         sample: Duration,
         stop: &mut watch::Receiver<bool>,
     ) -> Result<bool, PhoneError> {
-        match self {
-            Injector::Monkey(m) => send(m, g, sample, stop).await,
-            Injector::Motionevent(phone) => {
+        let first = &mut self.first_touch;
+        match &mut self.active {
+            Active::Monkey(m) => send(m, g, sample, stop, first).await,
+            Active::Sendevent(s) => send(s, g, sample, stop, first).await,
+            Active::Motionevent(phone) => {
                 let script: Vec<String> = g
                     .touches
                     .iter()
@@ -128,23 +281,52 @@ impl Injector<'_> {
                     })
                     .collect();
                 shell_checked(phone, &script.join("; ")).await?;
+                first.get_or_insert_with(Instant::now);
                 Ok(true)
             }
-            Injector::Tap(phone) => {
+            Active::Tap(phone) => {
                 // A gesture here is one tap (tap entry is planned as taps).
                 let t = g.touches[0];
                 shell_checked(phone, &format!("input tap {} {}", t.x, t.y)).await?;
+                first.get_or_insert_with(Instant::now);
                 Ok(true)
             }
         }
     }
 
-    /// Lifts the finger and ends the route's process on the phone.
-    pub async fn finish(self) {
-        if let Injector::Monkey(m) = self {
-            m.quit().await;
+    /// Lifts the finger and ends the routes' processes on the phone.
+    pub async fn finish(mut self) {
+        if let Some(task) = self.coming.take() {
+            // A monkey still starting is ended once it answers, so none is left running.
+            match tokio::time::timeout(Duration::from_secs(5), task).await {
+                Ok(Ok(Ok(m))) => m.quit().await,
+                Ok(_) => {}
+                Err(_) => tracing::info!("the monkey did not start in time; left to the phone"),
+            }
         }
+        self.active.finish().await;
     }
+}
+
+/// Checks that `input` knows `motionevent` (its usage text lists it from sdk 29).
+async fn motionevent_works(phone: &Phone) -> Result<(), PhoneError> {
+    if phone.sdk < 29 {
+        return Err(PhoneError::Route(
+            "motionevent",
+            format!(
+                "input motionevent needs Android 10 (sdk 29); this phone has sdk {}",
+                phone.sdk
+            ),
+        ));
+    }
+    let usage = phone.shell("input 2>&1").await?;
+    if !usage.contains("motionevent") {
+        return Err(PhoneError::Route(
+            "motionevent",
+            "`input` does not list motionevent".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Runs an `input` script; `input` exits 0 even when it refuses, so its output is the verdict.
@@ -159,7 +341,9 @@ async fn shell_checked(phone: &Phone, script: &str) -> Result<(), PhoneError> {
     Ok(())
 }
 
-/// Plays a round. `stop` turning true ends it between two samples.
+/// Plays a round. `stop` turning true ends it between two samples. A phone failing mid-round
+/// ends it too (`Stop::Failed`), with what was entered until then; an error is returned only
+/// for a gesture that cannot be built, before any touch.
 pub async fn play_round(
     injector: &mut Injector<'_>,
     profile: &Profile,
@@ -167,13 +351,13 @@ pub async fn play_round(
     words: &[PlannedWord],
     mut stop: watch::Receiver<bool>,
     progress: Progress<'_>,
-) -> Result<RoundOutcome, PlayError> {
+) -> Result<RoundOutcome, gesture::GestureError> {
     // Every gesture is built, and fence-checked, before the first touch. Tap entry makes a
     // word several taps.
     let gestures: Vec<Vec<Gesture>> = words
         .iter()
         .map(|w| match injector {
-            Injector::Tap(_) => gesture::taps(profile, &w.cells),
+            _ if injector.taps() => gesture::taps(profile, &w.cells),
             _ => gesture::swipe(profile, &w.cells).map(|g| vec![g]),
         })
         .collect::<Result<_, _>>()?;
@@ -186,10 +370,13 @@ pub async fn play_round(
         freezes: Vec::new(),
         elapsed_secs: 0.0,
         stop: Stop::AllWords,
+        routes: Vec::new(),
+        error: None,
     };
     let mut next_freeze = settings.freeze_every;
     let deadline = |freezes: usize| settings.round + settings.freeze_adds * freezes as u32;
-    for (word, g) in words.iter().zip(&gestures) {
+    for (i, (word, g)) in words.iter().zip(&gestures).enumerate() {
+        injector.between_words(i).await;
         if *stop.borrow_and_update() {
             outcome.stop = Stop::Stopped;
             break;
@@ -203,9 +390,11 @@ pub async fn play_round(
             .freeze_uses
             .is_none_or(|n| (outcome.freezes.len() as u32) < n);
         if now >= next_freeze && uses_left {
-            injector
-                .gesture(&freeze, settings.sample, &mut stop)
-                .await?;
+            if let Err(e) = injector.gesture(&freeze, settings.sample, &mut stop).await {
+                outcome.stop = Stop::Failed;
+                outcome.error = Some(e.to_string());
+                break;
+            }
             outcome.freezes.push(now.as_secs_f64());
             while next_freeze <= now {
                 next_freeze += settings.freeze_every;
@@ -213,13 +402,22 @@ pub async fn play_round(
         }
         let mut finished = true;
         for part in g {
-            if !injector.gesture(part, settings.sample, &mut stop).await? {
-                finished = false;
-                break;
+            match injector.gesture(part, settings.sample, &mut stop).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    outcome.stop = Stop::Stopped;
+                    finished = false;
+                    break;
+                }
+                Err(e) => {
+                    outcome.stop = Stop::Failed;
+                    outcome.error = Some(e.to_string());
+                    finished = false;
+                    break;
+                }
             }
         }
         if !finished {
-            outcome.stop = Stop::Stopped;
             break;
         }
         outcome.words_entered += 1;
@@ -236,54 +434,67 @@ pub async fn play_round(
         }
     }
     outcome.elapsed_secs = start.elapsed().as_secs_f64();
+    outcome.routes = injector.routes().to_vec();
     Ok(outcome)
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum PlayError {
-    #[error(transparent)]
-    Gesture(#[from] gesture::GestureError),
-    #[error(transparent)]
-    Phone(#[from] PhoneError),
+/// A finger on the phone: one touch sample at a time, sent when it is due.
+trait Finger {
+    async fn touch(&mut self, t: Touch) -> Result<(), PhoneError>;
 }
 
-/// Sends one gesture, paced: the down at once, each move one sample interval after the last,
-/// the up right after the last move (lifting makes the game take the pending move, so the up
-/// need not wait a frame). Returns false if `stop` cut it short (the finger was lifted).
+impl Finger for Monkey {
+    async fn touch(&mut self, t: Touch) -> Result<(), PhoneError> {
+        Monkey::touch(self, t).await
+    }
+}
+
+impl Finger for Sendevent {
+    async fn touch(&mut self, t: Touch) -> Result<(), PhoneError> {
+        Sendevent::touch(self, t).await
+    }
+}
+
+/// Sends one gesture, paced: the down at once, each move one sample interval after the phone
+/// took the last sample (not after it was sent: a sample that takes the phone long, such as a
+/// down of five sendevents, must not squeeze the next two into one frame), the up right after
+/// the last move (lifting makes the game take the pending move, so the up need not wait a
+/// frame). Returns false if `stop` cut it short (the finger was lifted).
 async fn send(
-    monkey: &mut Monkey,
+    finger: &mut impl Finger,
     g: &Gesture,
     sample: Duration,
     stop: &mut watch::Receiver<bool>,
+    first_touch: &mut Option<Instant>,
 ) -> Result<bool, PhoneError> {
-    let start = Instant::now();
     let mut last: Option<Touch> = None;
-    let mut moves = 0u32;
+    let mut taken = Instant::now();
     for &t in &g.touches {
         if t.phase == Phase::Move {
-            moves += 1;
-            tokio::time::sleep_until(start + sample * moves).await;
+            tokio::time::sleep_until(taken + sample).await;
             if *stop.borrow() {
-                lift(monkey, last).await;
+                lift(finger, last).await;
                 return Ok(false);
             }
         }
-        if let Err(e) = monkey.touch(t).await {
-            lift(monkey, last).await;
+        if let Err(e) = finger.touch(t).await {
+            lift(finger, last).await;
             return Err(e);
         }
+        taken = Instant::now();
+        first_touch.get_or_insert(taken);
         last = (t.phase != Phase::Up).then_some(t);
     }
     Ok(true)
 }
 
 /// Lifts a finger left down (best effort: the phone may be gone).
-async fn lift(monkey: &mut Monkey, down: Option<Touch>) {
+async fn lift(finger: &mut impl Finger, down: Option<Touch>) {
     if let Some(t) = down {
         let up = Touch {
             phase: Phase::Up,
             ..t
         };
-        let _ = monkey.touch(up).await;
+        let _ = finger.touch(up).await;
     }
 }

@@ -501,3 +501,223 @@ fn play_refuses_bad_input_before_connecting() {
         );
     }
 }
+
+/// `scramblebot play` through the adb server at `server`, with `args`.
+fn play_through(server: &common::AdbServer, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        .arg("play")
+        .args(args)
+        .args(["-P", &server.port.to_string()])
+        .env("HOME", &server.home)
+        .env_remove("ANDROID_SERIAL")
+        .current_dir(std::env::temp_dir())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Checks that the referee accepted every word the bot says it entered, and nothing else.
+fn referee_agrees(sim: &scramblebot::sim::Sim, played: &serde_json::Value) {
+    let report = sim.device().report();
+    assert_eq!(report["words"], played["bot"]["words_entered"], "{report}");
+    assert_eq!(report["words"], report["words_possible"], "{report}");
+    assert_eq!(
+        report["violations"].as_array().unwrap().len(),
+        0,
+        "{report}"
+    );
+    let strokes = report["strokes"].as_array().unwrap();
+    assert!(strokes.iter().all(|s| s["accepted"] == true), "{report}");
+}
+
+#[test]
+fn every_route_plays_through_debians_adb_server() {
+    use scramblebot::Board;
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let sim = |model, board: &str| {
+        common::start_with(SimConfig {
+            model,
+            game: GameConfig {
+                board: Some(Board::parse(board).unwrap()),
+                ..GameConfig::default()
+            },
+            report: None,
+        })
+    };
+    // (model, board, route, routes the bot reports using)
+    let cases: &[(Model, &str, &str, &[&str])] = &[
+        (
+            Model::Nexus7,
+            "rats/exxx/xxxx/xxxx",
+            "sendevent",
+            &["sendevent"],
+        ),
+        // Auto on Android 5: sendevent at once, the monkey once it answers.
+        (
+            Model::Nexus7,
+            "star/extx/xxxx/xxxx",
+            "auto",
+            &["sendevent", "monkey"],
+        ),
+        (
+            Model::Small,
+            "rats/exxx/xxxx/xxxx",
+            "sendevent",
+            &["sendevent"],
+        ),
+        (
+            Model::Pixel,
+            "rats/exxx/xxxx/xxxx",
+            "motionevent",
+            &["motionevent"],
+        ),
+        (Model::Pixel, "cats/xxxx/xxxx/xxxx", "tap", &["tap"]),
+        (Model::Pixel, "rats/exxx/xxxx/xxxx", "auto", &["monkey"]),
+    ];
+    for &(model, board, route, used) in cases {
+        let phone = sim(model, board);
+        let addr = phone.addr().to_string();
+        let out = play_through(
+            &server,
+            &[
+                "--device",
+                model.name(),
+                "--board",
+                board,
+                "--connect",
+                &addr,
+                "--route",
+                route,
+                "--json",
+            ],
+        );
+        let what = format!("{} {route}: {}", model.name(), text(&out.stderr));
+        assert!(out.status.success(), "{what}");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            r["bot"]["words_entered"], r["bot"]["words_planned"],
+            "{what}"
+        );
+        let routes: Vec<&str> = r["bot"]["routes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u["route"].as_str().unwrap())
+            .collect();
+        assert_eq!(routes, used, "{what}");
+        assert!(r["first_touch_ms"].as_f64().unwrap() > 0.0, "{what}");
+        referee_agrees(&phone, &r);
+        assert!(server.adb(&["disconnect", &addr]).status.success());
+    }
+    // A route the phone's Android does not allow is refused before any touch, with the reason.
+    for (model, route, reason) in [
+        (
+            Model::Pixel,
+            "sendevent",
+            "denies the shell writes to /dev/input",
+        ),
+        (Model::Nexus7, "motionevent", "needs Android 10"),
+    ] {
+        let phone = sim(model, "cats/xxxx/xxxx/xxxx");
+        let addr = phone.addr().to_string();
+        let out = play_through(
+            &server,
+            &[
+                "--device",
+                model.name(),
+                "--board",
+                "cats/xxxx/xxxx/xxxx",
+                "--connect",
+                &addr,
+                "--route",
+                route,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1), "{route}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(reason), "{}", text(&out.stderr));
+        assert!(phone.device().game().strokes().is_empty());
+        assert!(server.adb(&["disconnect", &addr]).status.success());
+    }
+}
+
+#[test]
+fn a_phone_lost_mid_round_ends_play_with_what_was_entered() {
+    use std::io::BufRead;
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    for route in ["monkey", "sendevent"] {
+        let report = temp_file(&format!("lost-{route}.json"), b"");
+        let mut phone = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+            .args(["sim", "--port", "0", "--model", "nexus7", "--seed", "1"])
+            .arg("--report")
+            .arg(&report)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(phone.stdout.take().unwrap()).lines();
+        let first = lines.next().unwrap().unwrap();
+        let addr = first.rsplit(' ').next().unwrap().to_owned();
+        let board = {
+            let r: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+            r["board"].as_str().unwrap().to_owned()
+        };
+        let mut play = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+            .args(["play", "--device", "nexus7", "--board", &board, "--json"])
+            .args(["--connect", &addr, "--route", route])
+            .args(["-P", &server.port.to_string()])
+            .env("HOME", &server.home)
+            .env_remove("ANDROID_SERIAL")
+            .current_dir(std::env::temp_dir())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Pull the plug once a few words are in.
+        let strokes = || -> usize {
+            std::fs::read(&report)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                .and_then(|r| r["strokes"].as_array().map(Vec::len))
+                .unwrap_or(0)
+        };
+        let waited = std::time::Instant::now();
+        while strokes() < 5 {
+            assert!(waited.elapsed().as_secs() < 60, "{route}: no strokes");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        phone.kill().unwrap();
+        phone.wait().unwrap();
+        let entered = strokes();
+        let waited = std::time::Instant::now();
+        let out = loop {
+            if play.try_wait().unwrap().is_some() {
+                break play.wait_with_output().unwrap();
+            }
+            assert!(
+                waited.elapsed().as_secs() < 30,
+                "{route}: play hangs after the phone is gone"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{route}: {err}");
+        assert!(err.contains("the round stopped after"), "{route}: {err}");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["bot"]["stop"], "failed", "{r}");
+        let done = r["bot"]["words_entered"].as_u64().unwrap() as usize;
+        // The bot counts a word once its up is sent; the referee once it judged it.
+        assert!(
+            done >= 5 && done <= entered + 1,
+            "{route}: {done} vs {entered}: {r}"
+        );
+        assert!(done < r["bot"]["words_planned"].as_u64().unwrap() as usize);
+        let _ = server.adb(&["disconnect", &addr]);
+    }
+}

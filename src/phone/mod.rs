@@ -3,10 +3,12 @@
 //! Every call is bounded by a timeout: a phone that stops answering is an error, never a hang.
 //! Two ways to reach a phone: through the adb server, as every Android tool does (adb_client,
 //! blocking, so each call runs on a blocking thread under a timeout), or `direct`, straight to
-//! a phone's adbd over TCP (the built-in virtual phone needs no adb at all). The input route so
-//! far is the monkey's.
+//! a phone's adbd over TCP (the built-in virtual phone needs no adb at all). Two input routes
+//! live here, each a persistent connection paced by the host: the monkey's socket, and
+//! `sendevent` lines fed to a shell (`sendevent`).
 
 pub mod direct;
+pub mod sendevent;
 
 use std::net::{SocketAddr, SocketAddrV4};
 use std::time::Duration;
@@ -14,7 +16,7 @@ use std::time::Duration;
 use adb_client::ADBDeviceExt;
 use adb_client::server::{ADBServer, DeviceShort, DeviceState};
 use adb_client::server_device::ADBServerDevice;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 use crate::gesture::{Phase, Touch};
 use direct::{Direct, DirectError, Stream};
@@ -54,6 +56,8 @@ pub enum PhoneError {
     Connect(SocketAddrV4, String),
     #[error("adb server: {0}")]
     AdbServer(String),
+    #[error("the {0} route cannot be used on this phone: {1}")]
+    Route(&'static str, String),
 }
 
 /// Runs a blocking adb_client call on a blocking thread, bounded by `limit`. (A call that
@@ -93,6 +97,7 @@ pub struct ServerOptions {
     pub connect: Option<SocketAddrV4>,
 }
 
+#[derive(Clone)]
 enum Link {
     Direct(Direct),
     Server {
@@ -111,7 +116,8 @@ async fn bounded<T>(
         .map_err(|_| PhoneError::Timeout(what.to_owned(), limit))?
 }
 
-/// A connected phone.
+/// A connected phone (a clone shares the connection).
+#[derive(Clone)]
 pub struct Phone {
     link: Link,
     /// How to name it to the user (serial or address).
@@ -252,6 +258,38 @@ impl Phone {
         }
     }
 
+    /// Opens an interactive shell to feed lines to (what it prints is ignored).
+    pub async fn line_shell(&self) -> Result<LineShell, PhoneError> {
+        match &self.link {
+            Link::Direct(adb) => {
+                let stream = bounded("shell:", SHELL_TIMEOUT, async {
+                    Ok(adb.open("shell:").await?)
+                })
+                .await?;
+                Ok(LineShell {
+                    link: LineShellLink::Direct(stream),
+                    done: 0,
+                })
+            }
+            Link::Server { server, serial } => {
+                // adb_client's interactive shell asks for "shell,raw:", which adbd refuses before
+                // Android 7 (no shell v2): a plain "shell:" stream of our own through the server.
+                let socket = bounded("shell:", SHELL_TIMEOUT, async {
+                    server_stream(*server, serial, "shell:").await
+                })
+                .await?;
+                let (read, write) = socket.into_split();
+                Ok(LineShell {
+                    link: LineShellLink::Server {
+                        read: BufReader::new(read),
+                        write,
+                    },
+                    done: 0,
+                })
+            }
+        }
+    }
+
     /// Starts the monkey on device port `port` and connects to it. The monkey runs until
     /// `Monkey::quit` (or, directly connected, until the returned value is dropped).
     pub async fn monkey(&self, port: u16) -> Result<Monkey, PhoneError> {
@@ -332,6 +370,119 @@ pub fn parse_wm_size(text: &str) -> Option<(u32, u32)> {
         })
     };
     size("Override size:").or_else(|| size("Physical size:"))
+}
+
+/// An interactive shell on the phone fed one command line at a time, each acknowledged once
+/// it has run (it ends with an `echo` of a marker, and we wait for the marker).
+pub struct LineShell {
+    link: LineShellLink,
+    /// Lines run so far (numbers the markers).
+    done: u64,
+}
+
+enum LineShellLink {
+    /// A `shell:` stream straight to adbd.
+    Direct(Stream),
+    /// A `shell:` stream through the adb server.
+    Server {
+        read: BufReader<tokio::net::tcp::OwnedReadHalf>,
+        write: tokio::net::tcp::OwnedWriteHalf,
+    },
+}
+
+impl LineShell {
+    /// Runs one command line and waits until it has run. What it prints is dropped.
+    pub async fn run(&mut self, line: &str) -> Result<(), PhoneError> {
+        self.done += 1;
+        // The marker's line may start with the prompt ("shell@grouper:/ $ sb:7"); before
+        // Android 7 the shell has a terminal, whose echo of the line typed ends with the marker
+        // too ("...;echo sb:7"), and is skipped.
+        let marker = format!("sb:{}", self.done);
+        let text = format!("{line};echo {marker}\n");
+        let echo = format!("echo {marker}");
+        let is_marker = |l: &str| {
+            let l = l.trim_end();
+            l.ends_with(&marker) && !l.ends_with(&echo)
+        };
+        let closed = || PhoneError::Adb(DirectError::Closed);
+        bounded("a shell line", MONKEY_TIMEOUT, async {
+            match &mut self.link {
+                LineShellLink::Direct(stream) => {
+                    stream.write(text.as_bytes()).await?;
+                    loop {
+                        match stream.read_line().await? {
+                            Some(l) if is_marker(&l) => break,
+                            Some(_) => {}
+                            None => return Err(closed()),
+                        }
+                    }
+                }
+                LineShellLink::Server { read, write } => {
+                    write
+                        .write_all(text.as_bytes())
+                        .await
+                        .map_err(|_| closed())?;
+                    let mut l = String::new();
+                    loop {
+                        l.clear();
+                        match read.read_line(&mut l).await {
+                            Ok(0) | Err(_) => return Err(closed()),
+                            Ok(_) if is_marker(&l) => break,
+                            Ok(_) => {}
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Ends the shell.
+    pub async fn close(mut self) {
+        let text = b"exit\n";
+        let _ = tokio::time::timeout(MONKEY_TIMEOUT, async {
+            match &mut self.link {
+                LineShellLink::Direct(stream) => stream.write(text).await.is_ok(),
+                LineShellLink::Server { write, .. } => write.write_all(text).await.is_ok(),
+            }
+        })
+        .await;
+    }
+}
+
+/// Opens `service` on phone `serial` through the adb server's smart socket: the request
+/// `host:transport:SERIAL`, then the service; each answered OKAY (or FAIL and a reason).
+async fn server_stream(
+    server: SocketAddrV4,
+    serial: &str,
+    service: &str,
+) -> Result<tokio::net::TcpStream, PhoneError> {
+    let io = |e: std::io::Error| PhoneError::AdbServer(format!("{service}: {e}"));
+    let mut socket = tokio::net::TcpStream::connect(server).await.map_err(io)?;
+    socket.set_nodelay(true).map_err(io)?;
+    for request in [format!("host:transport:{serial}"), service.to_owned()] {
+        let framed = format!("{:04x}{request}", request.len());
+        socket.write_all(framed.as_bytes()).await.map_err(io)?;
+        let mut status = [0u8; 4];
+        socket.read_exact(&mut status).await.map_err(io)?;
+        if &status != b"OKAY" {
+            let mut len = [0u8; 4];
+            let mut reason = String::new();
+            if socket.read_exact(&mut len).await.is_ok() {
+                let n = std::str::from_utf8(&len)
+                    .ok()
+                    .and_then(|l| usize::from_str_radix(l, 16).ok())
+                    .unwrap_or(0);
+                let mut text = vec![0u8; n.min(4096)];
+                if socket.read_exact(&mut text).await.is_ok() {
+                    reason = String::from_utf8_lossy(&text).into_owned();
+                }
+            }
+            return Err(PhoneError::AdbServer(format!("{request}: {reason}")));
+        }
+    }
+    Ok(socket)
 }
 
 /// The monkey's network protocol on one socket: a line per event, `OK` back.
