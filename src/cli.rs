@@ -90,6 +90,10 @@ pub struct PlayArgs {
     /// First ask the adb server to connect this TCP phone (as `adb connect HOST:PORT`).
     #[arg(long, value_name = "HOST:PORT")]
     pub connect: Option<String>,
+    /// Seconds left on the game's clock now (default: the profile's whole round, as when the
+    /// bot starts with the round). No word is started that would end after the clock.
+    #[arg(long, value_name = "SECS")]
+    pub time_left: Option<f64>,
     #[command(flatten)]
     pub round: RoundArgs,
 }
@@ -139,6 +143,9 @@ pub struct DemoArgs {
     /// Tap Freeze every this many seconds of round time.
     #[arg(long, default_value_t = 30.0, value_name = "SECS")]
     pub freeze_every_secs: f64,
+    /// Seconds one Freeze adds to the clock.
+    #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+    pub freeze_secs: f64,
     #[command(flatten)]
     pub round: RoundArgs,
 }
@@ -384,6 +391,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     };
     let round = seconds("--round-secs", args.round_secs, 1.0)?;
     let every = seconds("--freeze-every-secs", args.freeze_every_secs, 0.1)?;
+    let freeze = seconds("--freeze-secs", args.freeze_secs, 0.0)?;
     let sim = Sim::start(
         ([127, 0, 0, 1], 0).into(),
         SimConfig {
@@ -391,6 +399,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
             game: GameConfig {
                 seed: args.seed,
                 round,
+                freeze,
                 ..GameConfig::default()
             },
             report: None,
@@ -401,6 +410,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     let mut profile = Profile::built_in(model.name()).expect("every model has a profile");
     profile.rules.round_secs = round.as_secs_f64();
     profile.rules.freeze_every_secs = every.as_secs_f64();
+    profile.rules.freeze_secs = freeze.as_secs_f64();
     // The board as a user types it with `play --board` (reading it from the screen is the
     // vision work's).
     let board = *sim.device().game().board();
@@ -408,7 +418,11 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     let (outcome, phone_model) = runtime.block_on(async {
         let phone = Phone::connect_direct(sim.addr()).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
-        let played = solve_and_play(&phone, &profile, &board, &args.round).await?;
+        // The time left, as a user reads it off the game's clock.
+        let left = sim.device().report()["time_left_ms"]
+            .as_f64()
+            .map(|ms| Duration::from_secs_f64(ms.max(0.0) / 1e3));
+        let played = solve_and_play(&phone, &profile, &board, left, &args.round).await?;
         anyhow::Ok((played.outcome, phone.model.clone()))
     })?;
     let (route, words) = (routes_text(&outcome), outcome.words_planned);
@@ -561,11 +575,13 @@ fn routes_text(outcome: &scramblebot::play::RoundOutcome) -> String {
 }
 
 /// Solves `board` by the profile's rules and plays the round on `phone` by the profile's
-/// route. Ctrl-C stops it, finger lifted. With `round.show_progress()`, a progress bar.
+/// route, with `time_left` on the clock (default: the whole round). Ctrl-C stops it, finger
+/// lifted. With `round.show_progress()`, a progress bar.
 async fn solve_and_play(
     phone: &scramblebot::phone::Phone,
     profile: &scramblebot::profile::Profile,
     board: &Board,
+    time_left: Option<Duration>,
     round: &RoundArgs,
 ) -> anyhow::Result<Played> {
     use scramblebot::play::{self, Injector, RoundSettings};
@@ -601,7 +617,10 @@ async fn solve_and_play(
             let _ = stop_tx.send(true);
         }
     });
-    let settings = RoundSettings::from_profile(profile);
+    let mut settings = RoundSettings::from_profile(profile);
+    if let Some(left) = time_left {
+        settings.round = left;
+    }
     let bar = if round.show_progress() {
         indicatif::ProgressBar::new(words.len() as u64)
     } else {
@@ -662,11 +681,15 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
             .transpose()?,
     };
     let board = board_from(args.board.as_deref())?;
+    let time_left = args
+        .time_left
+        .map(|t| seconds("--time-left", t, 0.0))
+        .transpose()?;
     let runtime = round_runtime()?;
     let (played, phone_line) = runtime.block_on(async {
         let phone = Phone::connect_server(&opts).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
-        let played = solve_and_play(&phone, &profile, &board, &args.round).await?;
+        let played = solve_and_play(&phone, &profile, &board, time_left, &args.round).await?;
         let line = format!(
             "{} ({}, sdk {}, {}x{}), profile {}",
             phone.serial, phone.model, phone.sdk, phone.screen.0, phone.screen.1, profile.name
@@ -706,17 +729,25 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
     failed(&outcome)
 }
 
-/// A round the phone cut short is a failure (exit 1), reported after its summary.
+/// A round the phone cut short is a failure (exit 1), one the user stopped an interruption
+/// (exit 130, as for any program stopped with Ctrl-C); both reported after its summary.
 fn failed(outcome: &scramblebot::play::RoundOutcome) -> anyhow::Result<()> {
-    match &outcome.error {
-        Some(e) => Err(anyhow::anyhow!(
+    use scramblebot::play::Stop;
+    match (&outcome.error, outcome.stop) {
+        (Some(e), _) => Err(anyhow::anyhow!(
             "the round stopped after {} of {} words: {e}",
             outcome.words_entered,
             outcome.words_planned
         )),
-        None => Ok(()),
+        (None, Stop::Stopped) => Err(Interrupted.into()),
+        (None, _) => Ok(()),
     }
 }
+
+/// The user stopped the round (Ctrl-C); the finger was lifted.
+#[derive(Debug, thiserror::Error)]
+#[error("stopped by the user; the finger is lifted")]
+pub struct Interrupted;
 
 /// A user's mistake in what they typed (exit code 2), as opposed to a failure (exit code 1).
 #[derive(Debug, thiserror::Error)]

@@ -40,6 +40,10 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
+            if err.is::<cli::Interrupted>() {
+                eprintln!("{err}");
+                return ExitCode::from(130);
+            }
             eprintln!("error: {err:#}");
             if err.is::<cli::BadInput>() {
                 ExitCode::from(2)

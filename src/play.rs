@@ -41,6 +41,7 @@ pub fn plan(solution: &Solution) -> Vec<PlannedWord> {
 /// The round's settings, from the profile.
 #[derive(Clone, Debug)]
 pub struct RoundSettings {
+    /// The time on the clock when the round starts for us.
     pub round: Duration,
     pub freeze_every: Duration,
     /// What one Freeze adds to the clock.
@@ -81,7 +82,7 @@ pub struct RoundOutcome {
     pub words_entered: usize,
     /// Points of the entered words, as the solver scored them.
     pub points_entered: u32,
-    /// Round time of each Freeze tap, in seconds.
+    /// Round time (the game clock's, which a freeze stops) of each Freeze tap, in seconds.
     pub freezes: Vec<f64>,
     pub elapsed_secs: f64,
     pub stop: Stop,
@@ -381,24 +382,34 @@ pub async fn play_round(
             outcome.stop = Stop::Stopped;
             break;
         }
+        // Freeze when due in round time (the game clock's time: a freeze stops it), while the
+        // clock runs (the tap itself must land before it ends).
         let now = start.elapsed();
-        if now >= deadline(outcome.freezes.len()) {
-            outcome.stop = Stop::Clock;
-            break;
-        }
+        let round_time = now.saturating_sub(settings.freeze_adds * outcome.freezes.len() as u32);
         let uses_left = settings
             .freeze_uses
             .is_none_or(|n| (outcome.freezes.len() as u32) < n);
-        if now >= next_freeze && uses_left {
+        let tap = settings.sample * freeze.touches.len() as u32;
+        if round_time >= next_freeze && uses_left && now + tap < deadline(outcome.freezes.len()) {
             if let Err(e) = injector.gesture(&freeze, settings.sample, &mut stop).await {
                 outcome.stop = Stop::Failed;
                 outcome.error = Some(e.to_string());
                 break;
             }
-            outcome.freezes.push(now.as_secs_f64());
-            while next_freeze <= now {
+            outcome.freezes.push(round_time.as_secs_f64());
+            while next_freeze <= round_time {
                 next_freeze += settings.freeze_every;
             }
+        }
+        // A word still being drawn when the clock ends is lost, and its touches land on the
+        // results screen: none is started that would end after the clock.
+        let takes: Duration = g
+            .iter()
+            .map(|part| settings.sample * part.touches.len() as u32)
+            .sum();
+        if start.elapsed() + takes >= deadline(outcome.freezes.len()) {
+            outcome.stop = Stop::Clock;
+            break;
         }
         let mut finished = true;
         for part in g {

@@ -327,11 +327,32 @@ fn sim_refuses_bad_settings_and_a_busy_port() {
     }
 }
 
+/// Runs `demo --json` with `args`; its summary.
+fn demo_json(args: &[&str]) -> serde_json::Value {
+    let out = scramblebot(&[&["demo", "--json"], args].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Checks the freezes of a demo: at every `every` seconds of round time, each one counted by
+/// the referee.
+fn freezes_on_schedule(r: &serde_json::Value, every: f64) -> usize {
+    let freezes = r["bot"]["freezes"].as_array().unwrap();
+    let seen = r["referee"]["freezes"].as_array().unwrap();
+    assert_eq!(seen.len(), freezes.len(), "{r}");
+    for (i, at) in freezes.iter().enumerate() {
+        let due = every * (i + 1) as f64;
+        let at = at.as_f64().unwrap();
+        // Between words: a word lasts well under half a second.
+        assert!(at >= due && at < due + 0.5, "freeze {i} at {at} s: {r}");
+    }
+    freezes.len()
+}
+
 #[test]
 fn demo_plays_a_whole_round_on_the_virtual_phone() {
     // A short freeze interval so the schedule shows within the round.
-    let out = scramblebot(&[
-        "demo",
+    let r = demo_json(&[
         "--model",
         "pixel",
         "--seed",
@@ -340,10 +361,9 @@ fn demo_plays_a_whole_round_on_the_virtual_phone() {
         "60",
         "--freeze-every-secs",
         "1.5",
-        "--json",
+        "--freeze-secs",
+        "0.5",
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let (bot, referee) = (&r["bot"], &r["referee"]);
     assert!(bot["words_planned"].as_u64().unwrap() > 20, "{r}");
     assert_eq!(bot["words_entered"], bot["words_planned"], "{r}");
@@ -354,15 +374,55 @@ fn demo_plays_a_whole_round_on_the_virtual_phone() {
     assert_eq!(referee["score"], referee["max_score"], "{r}");
     assert_eq!(referee["rejected"], 0, "{r}");
     assert_eq!(referee["violations"], 0, "{r}");
-    // Freeze on schedule: the referee counted each tap the bot made.
-    let freezes = bot["freezes"].as_array().unwrap();
-    assert!(!freezes.is_empty(), "{r}");
-    assert_eq!(referee["freezes"].as_array().unwrap().len(), freezes.len());
-    for (i, at) in freezes.iter().enumerate() {
-        let due = 1.5 * (i + 1) as f64;
-        let at = at.as_f64().unwrap();
-        assert!(at >= due && at < due + 1.0, "freeze {i} at {at} s: {r}");
-    }
+    assert!(freezes_on_schedule(&r, 1.5) >= 1, "{r}");
+}
+
+#[test]
+fn a_two_minute_round_scaled_down() {
+    // The game's round (120 s, Freeze every 30 s adding 15 s) scaled by 1/12.5: 9.6 s, every
+    // 2.4 s, 1.2 s a freeze. Freezes are due at 2.4, 4.8 and 7.2 s of round time (the last at
+    // about 9.6 s of wall time); the 178 words of seed 1 take about 10.5 s, and the clock with
+    // its three freezes ends at 13.2 s.
+    let r = demo_json(&[
+        "--model",
+        "nexus7",
+        "--round-secs",
+        "9.6",
+        "--freeze-every-secs",
+        "2.4",
+        "--freeze-secs",
+        "1.2",
+    ]);
+    let (bot, referee) = (&r["bot"], &r["referee"]);
+    assert_eq!(bot["stop"], "all_words", "{r}");
+    assert_eq!(bot["words_entered"], 178, "{r}");
+    assert_eq!(referee["words"], 178, "{r}");
+    assert_eq!(referee["rejected"], 0, "{r}");
+    assert_eq!(referee["violations"], 0, "{r}");
+    assert_eq!(freezes_on_schedule(&r, 2.4), 3, "{r}");
+}
+
+#[test]
+fn a_round_the_clock_ends_stops_before_the_clock() {
+    // Far more words than time: the bot stops starting words before the clock ends, so the
+    // referee rejects nothing and no touch lands on the results screen.
+    let r = demo_json(&[
+        "--round-secs",
+        "2",
+        "--freeze-every-secs",
+        "0.5",
+        "--freeze-secs",
+        "0.25",
+    ]);
+    let (bot, referee) = (&r["bot"], &r["referee"]);
+    assert_eq!(bot["stop"], "clock", "{r}");
+    let entered = bot["words_entered"].as_u64().unwrap();
+    assert!(entered > 5 && entered < 178, "{r}");
+    assert_eq!(referee["words"], entered, "{r}");
+    assert_eq!(referee["rejected"], 0, "{r}");
+    assert_eq!(referee["violations"], 0, "{r}");
+    // Freezes at 0.5, 1.0, 1.5 s of round time; at 2.0 the clock has ended.
+    assert_eq!(freezes_on_schedule(&r, 0.5), 3, "{r}");
 }
 
 #[test]
@@ -719,5 +779,62 @@ fn a_phone_lost_mid_round_ends_play_with_what_was_entered() {
         );
         assert!(done < r["bot"]["words_planned"].as_u64().unwrap() as usize);
         let _ = server.adb(&["disconnect", &addr]);
+    }
+}
+
+#[test]
+fn ctrl_c_stops_play_between_samples_and_lifts_the_finger() {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    for route in ["monkey", "sendevent"] {
+        let phone = common::start_with(SimConfig {
+            model: Model::Nexus7,
+            game: GameConfig::default(),
+            report: None,
+        });
+        let addr = phone.addr().to_string();
+        let board = phone.device().game().board().to_string();
+        let play = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+            .args(["play", "--device", "nexus7", "--board", &board, "--json"])
+            .args(["--connect", &addr, "--route", route])
+            .args(["-P", &server.port.to_string()])
+            .env("HOME", &server.home)
+            .env_remove("ANDROID_SERIAL")
+            .current_dir(std::env::temp_dir())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let waited = std::time::Instant::now();
+        while phone.device().game().strokes().len() < 5 {
+            assert!(waited.elapsed().as_secs() < 60, "{route}: no strokes");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        // Mid-word, most likely: the strokes are back to back.
+        let kill = Command::new("kill")
+            .args(["-INT", &play.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let out = play.wait_with_output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{route}: {err}");
+        assert!(err.contains("stopped by the user"), "{route}: {err}");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["bot"]["stop"], "stopped", "{r}");
+        let game = phone.device().game();
+        assert!(!game.finger_down(), "{route}: the finger was left down");
+        let entered = r["bot"]["words_entered"].as_u64().unwrap() as usize;
+        assert!((5..178).contains(&entered), "{r}");
+        // Every stroke ended with an up and was judged. A word cut short is not one the bot
+        // counts (though its first letters may happen to make a word the referee takes).
+        let accepted = game.strokes().iter().filter(|s| s.accepted).count();
+        assert!(accepted == entered || accepted == entered + 1, "{route}");
+        assert!(game.strokes().len() <= entered + 1, "{route}");
+        drop(game);
+        assert!(server.adb(&["disconnect", &addr]).status.success());
     }
 }

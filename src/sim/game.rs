@@ -344,6 +344,11 @@ impl Game {
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+    /// Whether a finger is on the screen now.
+    pub fn finger_down(&self) -> bool {
+        self.current.is_some()
+    }
+
     pub fn strokes(&self) -> &[StrokeRecord] {
         &self.strokes
     }
