@@ -375,6 +375,7 @@ pub async fn play_round(
         error: None,
     };
     let mut next_freeze = settings.freeze_every;
+    let mut pace = Pace::default();
     let deadline = |freezes: usize| settings.round + settings.freeze_adds * freezes as u32;
     for (i, (word, g)) in words.iter().zip(&gestures).enumerate() {
         injector.between_words(i).await;
@@ -389,7 +390,7 @@ pub async fn play_round(
         let uses_left = settings
             .freeze_uses
             .is_none_or(|n| (outcome.freezes.len() as u32) < n);
-        let tap = settings.sample * freeze.touches.len() as u32;
+        let tap = pace.estimate(freeze.touches.len() as u32, settings.sample);
         if round_time >= next_freeze && uses_left && now + tap < deadline(outcome.freezes.len()) {
             if let Err(e) = injector.gesture(&freeze, settings.sample, &mut stop).await {
                 outcome.stop = Stop::Failed;
@@ -402,15 +403,17 @@ pub async fn play_round(
             }
         }
         // A word still being drawn when the clock ends is lost, and its touches land on the
-        // results screen: none is started that would end after the clock.
-        let takes: Duration = g
-            .iter()
-            .map(|part| settings.sample * part.touches.len() as u32)
-            .sum();
-        if start.elapsed() + takes >= deadline(outcome.freezes.len()) {
+        // results screen: none is started that would end after the clock. How long it takes is
+        // judged by how long samples have taken so far on this route (a tap through `input`
+        // costs a JVM start), with a margin.
+        let samples: u32 = g.iter().map(|part| part.touches.len() as u32).sum();
+        if start.elapsed() + pace.estimate(samples, settings.sample)
+            >= deadline(outcome.freezes.len())
+        {
             outcome.stop = Stop::Clock;
             break;
         }
+        let word_start = Instant::now();
         let mut finished = true;
         for part in g {
             match injector.gesture(part, settings.sample, &mut stop).await {
@@ -431,6 +434,7 @@ pub async fn play_round(
         if !finished {
             break;
         }
+        pace.took(samples, word_start.elapsed());
         outcome.words_entered += 1;
         outcome.points_entered += word.points;
         let left = deadline(outcome.freezes.len()).saturating_sub(start.elapsed());
@@ -447,6 +451,27 @@ pub async fn play_round(
     outcome.elapsed_secs = start.elapsed().as_secs_f64();
     outcome.routes = injector.routes().to_vec();
     Ok(outcome)
+}
+
+/// How long touch samples take to enter on this route, learnt as the round goes.
+#[derive(Default)]
+struct Pace {
+    samples: u32,
+    spent: Duration,
+}
+
+impl Pace {
+    fn took(&mut self, samples: u32, spent: Duration) {
+        self.samples += samples;
+        self.spent += spent;
+    }
+
+    /// How long `samples` will take: at the slower of the planned pace and the pace seen so
+    /// far, plus a quarter.
+    fn estimate(&self, samples: u32, planned: Duration) -> Duration {
+        let seen = self.spent.checked_div(self.samples).unwrap_or(planned);
+        seen.max(planned) * samples * 5 / 4
+    }
 }
 
 /// A finger on the phone: one touch sample at a time, sent when it is due.
@@ -507,5 +532,25 @@ async fn lift(finger: &mut impl Finger, down: Option<Touch>) {
             ..t
         };
         let _ = finger.touch(up).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_is_timed_by_the_slower_of_plan_and_experience() {
+        let ms = Duration::from_millis;
+        let mut pace = Pace::default();
+        // Nothing seen yet: the plan, and a quarter.
+        assert_eq!(pace.estimate(4, ms(20)), ms(100));
+        // Taps through `input`: 350 ms a sample.
+        pace.took(2, ms(700));
+        assert_eq!(pace.estimate(4, ms(20)), ms(1750));
+        // A route faster than the plan is still paced by the plan.
+        let mut quick = Pace::default();
+        quick.took(10, ms(50));
+        assert_eq!(quick.estimate(4, ms(20)), ms(100));
     }
 }

@@ -562,18 +562,49 @@ fn play_refuses_bad_input_before_connecting() {
     }
 }
 
-/// `scramblebot play` through the adb server at `server`, with `args`.
-fn play_through(server: &common::AdbServer, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_scramblebot"))
-        .arg("play")
+/// `scramblebot play` through the adb server at `server`, with `args`, ready to run.
+fn play_command(server: &common::AdbServer, args: &[&str]) -> Command {
+    let mut play = Command::new(env!("CARGO_BIN_EXE_scramblebot"));
+    play.arg("play")
         .args(args)
         .args(["-P", &server.port.to_string()])
         .env("HOME", &server.home)
         .env_remove("ANDROID_SERIAL")
         .current_dir(std::env::temp_dir())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
+        .stdin(std::process::Stdio::null());
+    play
+}
+
+/// Runs `scramblebot play` through the adb server at `server` to the end.
+fn play_through(server: &common::AdbServer, args: &[&str]) -> Output {
+    play_command(server, args).output().unwrap()
+}
+
+/// Starts `play --json` on nexus7 with `board` and `route`, connecting `addr`.
+fn spawn_play(
+    server: &common::AdbServer,
+    addr: &str,
+    board: &str,
+    route: &str,
+) -> std::process::Child {
+    play_command(
+        server,
+        &[
+            "--device",
+            "nexus7",
+            "--board",
+            board,
+            "--json",
+            "--connect",
+            addr,
+            "--route",
+            route,
+        ],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap()
 }
 
 /// Checks that the referee accepted every word the bot says it entered, and nothing else.
@@ -728,17 +759,7 @@ fn a_phone_lost_mid_round_ends_play_with_what_was_entered() {
                 serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
             r["board"].as_str().unwrap().to_owned()
         };
-        let mut play = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
-            .args(["play", "--device", "nexus7", "--board", &board, "--json"])
-            .args(["--connect", &addr, "--route", route])
-            .args(["-P", &server.port.to_string()])
-            .env("HOME", &server.home)
-            .env_remove("ANDROID_SERIAL")
-            .current_dir(std::env::temp_dir())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut play = spawn_play(&server, &addr, &board, route);
         // Pull the plug once a few words are in.
         let strokes = || -> usize {
             std::fs::read(&report)
@@ -797,17 +818,7 @@ fn ctrl_c_stops_play_between_samples_and_lifts_the_finger() {
         });
         let addr = phone.addr().to_string();
         let board = phone.device().game().board().to_string();
-        let play = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
-            .args(["play", "--device", "nexus7", "--board", &board, "--json"])
-            .args(["--connect", &addr, "--route", route])
-            .args(["-P", &server.port.to_string()])
-            .env("HOME", &server.home)
-            .env_remove("ANDROID_SERIAL")
-            .current_dir(std::env::temp_dir())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let play = spawn_play(&server, &addr, &board, route);
         let waited = std::time::Instant::now();
         while phone.device().game().strokes().len() < 5 {
             assert!(waited.elapsed().as_secs() < 60, "{route}: no strokes");
