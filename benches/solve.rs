@@ -51,5 +51,22 @@ fn solve(c: &mut Criterion) {
     c.bench_function("load-enable", |b| b.iter(Trie::enable));
 }
 
-criterion_group!(benches, solve);
+/// Finding the grid on a 1080x2400 frame of decoded pixels (the Pixel virtual phone's round).
+fn find_grid(c: &mut Criterion) {
+    use scramblebot::sim::{Model, Sim, SimConfig};
+    let sim = Sim::start(
+        "127.0.0.1:0".parse().expect("an address"),
+        SimConfig {
+            model: Model::Pixel,
+            ..SimConfig::default()
+        },
+    )
+    .expect("the virtual phone starts");
+    let frame = sim.device().screenshot();
+    c.bench_function("vision/grid_1080x2400", |b| {
+        b.iter(|| scramblebot::vision::grid::find(&frame).expect("a grid"))
+    });
+}
+
+criterion_group!(benches, solve, find_grid);
 criterion_main!(benches);

@@ -32,6 +32,7 @@ pub mod score;
 pub mod sim;
 pub mod solve;
 pub mod structures;
+pub mod vision;
 pub mod wire;
 
 pub use board::{Board, BoardError, Pos};

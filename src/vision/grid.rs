@@ -1,0 +1,273 @@
+//! Finding the 4x4 grid on a screen without knowing the game: a regular lattice of similar,
+//! light, roughly square tiles. Nothing about position or colour is assumed beyond "tiles are
+//! lighter than what is between them".
+//!
+//! The screen is shrunk to a working width (box averaging), then for several lightness
+//! thresholds the light regions are labelled; regions of tile shape (near square, mostly
+//! filled: the glyph makes holes) become candidates. The largest group of candidates of one
+//! size whose centres fall into 4 evenly spaced columns and 4 evenly spaced rows is the grid.
+//! Tiles may be missing from the detections (a highlighted tile, a path line drawn across
+//! tiles merges them): the lattice is fitted from those found, and at least
+//! `MIN_TILES_SEEN` of 16 must agree.
+
+use image::RgbaImage;
+
+/// The working width the screen is shrunk to.
+const WORK_WIDTH: u32 = 360;
+/// Lightness thresholds tried (0-255 luma).
+const THRESHOLDS: [u8; 7] = [140, 160, 175, 190, 205, 220, 235];
+/// Tiles that must be seen where the lattice puts them.
+pub const MIN_TILES_SEEN: usize = 10;
+const SIDE: usize = 4;
+
+/// A grid found on a screen, in the screen's pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grid {
+    /// Tile centres, row-major.
+    pub centres: [(f32, f32); 16],
+    /// Distance between neighbouring centres (x, y).
+    pub pitch: (f32, f32),
+    /// Side of a tile (its light square).
+    pub tile: f32,
+    /// Tiles detected where the lattice puts them (of 16).
+    pub seen: usize,
+}
+
+/// A light region of tile shape, in working pixels.
+#[derive(Clone, Copy, Debug)]
+struct Blob {
+    cx: f32,
+    cy: f32,
+    w: f32,
+    h: f32,
+}
+
+/// The screen's lightness, shrunk by an integer factor.
+struct Shrunk {
+    w: usize,
+    h: usize,
+    luma: Vec<u8>,
+    scale: f32,
+}
+
+fn shrink(img: &RgbaImage) -> Shrunk {
+    let f = (img.width() / WORK_WIDTH).max(1) as usize;
+    let (w, h) = (img.width() as usize / f, img.height() as usize / f);
+    let mut luma = vec![0u8; w * h];
+    let raw = img.as_raw();
+    let stride = img.width() as usize * 4;
+    for y in 0..h {
+        for x in 0..w {
+            let mut sum = 0u32;
+            for dy in 0..f {
+                let row = (y * f + dy) * stride;
+                for dx in 0..f {
+                    let p = row + (x * f + dx) * 4;
+                    // Rec. 601 luma, in integers.
+                    sum += (299 * u32::from(raw[p])
+                        + 587 * u32::from(raw[p + 1])
+                        + 114 * u32::from(raw[p + 2]))
+                        / 1000;
+                }
+            }
+            luma[y * w + x] = (sum / (f * f) as u32) as u8;
+        }
+    }
+    Shrunk {
+        w,
+        h,
+        luma,
+        scale: f as f32,
+    }
+}
+
+/// The light regions at `threshold` that have a tile's shape.
+fn blobs(s: &Shrunk, threshold: u8, labels: &mut Vec<u32>, stack: &mut Vec<usize>) -> Vec<Blob> {
+    let (w, h) = (s.w, s.h);
+    labels.clear();
+    labels.resize(w * h, 0);
+    let min_side = (w as f32 * 0.06).max(4.0);
+    let max_side = w as f32 * 0.4;
+    let mut out = Vec::new();
+    let mut next = 0u32;
+    for start in 0..w * h {
+        if labels[start] != 0 || s.luma[start] < threshold {
+            continue;
+        }
+        next += 1;
+        labels[start] = next;
+        stack.clear();
+        stack.push(start);
+        let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+        let mut area = 0usize;
+        while let Some(p) = stack.pop() {
+            let (x, y) = (p % w, p / w);
+            area += 1;
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+            let mut visit = |q: usize| {
+                if labels[q] == 0 && s.luma[q] >= threshold {
+                    labels[q] = next;
+                    stack.push(q);
+                }
+            };
+            if x > 0 {
+                visit(p - 1);
+            }
+            if x + 1 < w {
+                visit(p + 1);
+            }
+            if y > 0 {
+                visit(p - w);
+            }
+            if y + 1 < h {
+                visit(p + w);
+            }
+        }
+        let (bw, bh) = ((x1 - x0 + 1) as f32, (y1 - y0 + 1) as f32);
+        let aspect = bw / bh;
+        let fill = area as f32 / (bw * bh);
+        if bw >= min_side
+            && bh >= min_side
+            && bw <= max_side
+            && bh <= max_side
+            && (0.7..=1.43).contains(&aspect)
+            && fill >= 0.5
+        {
+            out.push(Blob {
+                cx: (x0 + x1) as f32 / 2.0 + 0.5,
+                cy: (y0 + y1) as f32 / 2.0 + 0.5,
+                w: bw,
+                h: bh,
+            });
+        }
+    }
+    out
+}
+
+/// Groups sorted values into clusters no wider than `tol` between neighbours; their means.
+fn clusters(mut values: Vec<f32>, tol: f32) -> Vec<(f32, usize)> {
+    values.sort_by(f32::total_cmp);
+    let mut out: Vec<(f32, usize)> = Vec::new();
+    let mut current: Vec<f32> = Vec::new();
+    for v in values {
+        if let Some(&last) = current.last()
+            && v - last > tol
+        {
+            out.push((
+                current.iter().sum::<f32>() / current.len() as f32,
+                current.len(),
+            ));
+            current.clear();
+        }
+        current.push(v);
+    }
+    if !current.is_empty() {
+        out.push((
+            current.iter().sum::<f32>() / current.len() as f32,
+            current.len(),
+        ));
+    }
+    out
+}
+
+/// Four evenly spaced positions from clusters, if they are that; (positions, pitch).
+fn even_four(c: &[(f32, usize)], size: f32) -> Option<([f32; SIDE], f32)> {
+    if c.len() != SIDE {
+        return None;
+    }
+    let gaps: Vec<f32> = c.windows(2).map(|p| p[1].0 - p[0].0).collect();
+    let pitch = (c[SIDE - 1].0 - c[0].0) / (SIDE - 1) as f32;
+    if !(pitch >= size * 0.95 && pitch <= size * 1.8) {
+        return None;
+    }
+    if gaps.iter().any(|g| (g - pitch).abs() > pitch * 0.12) {
+        return None;
+    }
+    // A least-squares line through the four: positions evenly spaced.
+    let first = c.iter().map(|p| p.0).sum::<f32>() / SIDE as f32 - pitch * 1.5;
+    let pos = [0, 1, 2, 3].map(|i| first + pitch * i as f32);
+    Some((pos, pitch))
+}
+
+/// Fits the lattice to one group of same-size blobs.
+fn lattice(group: &[Blob]) -> Option<(Grid, f32)> {
+    let mut sizes: Vec<f32> = group.iter().map(|b| (b.w + b.h) / 2.0).collect();
+    sizes.sort_by(f32::total_cmp);
+    let size = sizes[sizes.len() / 2];
+    let tol = size * 0.3;
+    let (xs, px) = even_four(&clusters(group.iter().map(|b| b.cx).collect(), tol), size)?;
+    let (ys, py) = even_four(&clusters(group.iter().map(|b| b.cy).collect(), tol), size)?;
+    if (px / py - 1.0).abs() > 0.15 {
+        return None;
+    }
+    let mut centres = [(0.0, 0.0); 16];
+    let mut seen = 0;
+    let mut error = 0.0;
+    for r in 0..SIDE {
+        for c in 0..SIDE {
+            let (x, y) = (xs[c], ys[r]);
+            centres[r * SIDE + c] = (x, y);
+            let near = group
+                .iter()
+                .map(|b| ((b.cx - x).powi(2) + (b.cy - y).powi(2)).sqrt())
+                .fold(f32::INFINITY, f32::min);
+            if near < size * 0.25 {
+                seen += 1;
+                error += near;
+            }
+        }
+    }
+    Some((
+        Grid {
+            centres,
+            pitch: (px, py),
+            tile: size,
+            seen,
+        },
+        error / seen.max(1) as f32 / size,
+    ))
+}
+
+/// Finds the 4x4 grid on `img`, or `None` when there is no such lattice (not a board).
+pub fn find(img: &RgbaImage) -> Option<Grid> {
+    let s = shrink(img);
+    if s.w < 16 || s.h < 16 {
+        return None;
+    }
+    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    // (tiles seen, -mean error) decides.
+    let mut best: Option<(Grid, f32)> = None;
+    for t in THRESHOLDS {
+        let found = blobs(&s, t, &mut labels, &mut stack);
+        // Each blob's size class: the blobs within 25% of its size.
+        for anchor in &found {
+            let size = (anchor.w + anchor.h) / 2.0;
+            let group: Vec<Blob> = found
+                .iter()
+                .filter(|b| ((b.w + b.h) / 2.0 / size - 1.0).abs() <= 0.25)
+                .copied()
+                .collect();
+            if group.len() < MIN_TILES_SEEN {
+                continue;
+            }
+            let Some((grid, err)) = lattice(&group) else {
+                continue;
+            };
+            let better = match &best {
+                None => true,
+                Some((b, e)) => grid.seen > b.seen || (grid.seen == b.seen && err < *e),
+            };
+            if grid.seen >= MIN_TILES_SEEN && better {
+                best = Some((grid, err));
+            }
+        }
+    }
+    let (mut grid, _) = best?;
+    // Back to the screen's pixels.
+    for c in &mut grid.centres {
+        *c = (c.0 * s.scale, c.1 * s.scale);
+    }
+    grid.pitch = (grid.pitch.0 * s.scale, grid.pitch.1 * s.scale);
+    grid.tile *= s.scale;
+    Some(grid)
+}

@@ -1,0 +1,110 @@
+//! Seeing the board on a screenshot (pure: pixels in, geometry out). So far: decoding every
+//! screenshot form a phone gives (PNG, JPEG, raw `screencap` dumps) and finding the 4x4 grid
+//! without a profile (`grid`). Reading the letters is still to come.
+
+pub mod grid;
+
+use image::RgbaImage;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum VisionError {
+    #[error("not an image: neither PNG, JPEG nor a raw screencap dump ({0} bytes)")]
+    NotAnImage(usize),
+    #[error("cannot decode the image: {0}")]
+    Decode(String),
+    #[error("raw screencap pixel format {0} is not one this reads (1 RGBA, 2 RGBX, 5 BGRA)")]
+    PixelFormat(u32),
+}
+
+/// Decodes a screenshot: PNG, JPEG, or a raw `screencap` dump (a header of width, height,
+/// pixel format, and from Android 8 a dataspace, as little-endian u32s, then the pixels).
+pub fn decode(bytes: &[u8]) -> Result<RgbaImage, VisionError> {
+    let png = bytes.starts_with(b"\x89PNG\r\n\x1a\n");
+    let jpeg = bytes.starts_with(&[0xff, 0xd8, 0xff]);
+    if png || jpeg {
+        return image::load_from_memory(bytes)
+            .map(|i| i.to_rgba8())
+            .map_err(|e| VisionError::Decode(e.to_string()));
+    }
+    raw_screencap(bytes).unwrap_or(Err(VisionError::NotAnImage(bytes.len())))
+}
+
+/// A raw dump, if `bytes` is one (its length must match the header exactly).
+fn raw_screencap(bytes: &[u8]) -> Option<Result<RgbaImage, VisionError>> {
+    let word = |i: usize| {
+        bytes
+            .get(i * 4..i * 4 + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let (w, h, format) = (word(0)?, word(1)?, word(2)?);
+    if w == 0 || h == 0 || w > 10_000 || h > 10_000 {
+        return None;
+    }
+    let pixels = w as usize * h as usize * 4;
+    let header = [12usize, 16]
+        .into_iter()
+        .find(|&n| bytes.len() == n + pixels)?;
+    let data = &bytes[header..];
+    let mut out = Vec::with_capacity(pixels);
+    match format {
+        1 | 2 => {
+            for p in data.chunks_exact(4) {
+                out.extend_from_slice(&[p[0], p[1], p[2], 255]);
+            }
+        }
+        5 => {
+            for p in data.chunks_exact(4) {
+                out.extend_from_slice(&[p[2], p[1], p[0], 255]);
+            }
+        }
+        other => return Some(Err(VisionError::PixelFormat(other))),
+    }
+    Some(RgbaImage::from_raw(w, h, out).ok_or(VisionError::NotAnImage(bytes.len())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dump(header_words: &[u32], pixels: &[[u8; 4]]) -> Vec<u8> {
+        let mut b: Vec<u8> = header_words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        for p in pixels {
+            b.extend_from_slice(p);
+        }
+        b
+    }
+
+    #[test]
+    fn raw_dumps_of_both_header_sizes_decode() {
+        let px = [[10, 20, 30, 255], [40, 50, 60, 0]];
+        for header in [vec![2, 1, 1], vec![2, 1, 1, 0]] {
+            let img = decode(&dump(&header, &px)).expect("a raw dump");
+            assert_eq!(img.dimensions(), (2, 1));
+            assert_eq!(img.get_pixel(1, 0).0, [40, 50, 60, 255]);
+        }
+        // BGRA comes out as RGBA.
+        let img = decode(&dump(&[1, 1, 5], &[[30, 20, 10, 255]])).unwrap();
+        assert_eq!(img.get_pixel(0, 0).0, [10, 20, 30, 255]);
+        assert_eq!(
+            decode(&dump(&[1, 1, 4], &[[0, 0, 0, 0]])),
+            Err(VisionError::PixelFormat(4))
+        );
+    }
+
+    #[test]
+    fn anything_else_is_refused_not_a_panic() {
+        for bytes in [
+            &b""[..],
+            b"hello",
+            &[0xff, 0xd8, 0xff, 0],
+            b"\x89PNG\r\n\x1a\n....",
+        ] {
+            assert!(decode(bytes).is_err(), "{bytes:?}");
+        }
+        // A header whose size does not match the bytes is not a dump.
+        assert_eq!(
+            decode(&dump(&[100, 100, 1], &[[0; 4]])),
+            Err(VisionError::NotAnImage(16))
+        );
+    }
+}

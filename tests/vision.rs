@@ -1,0 +1,114 @@
+//! The board reader on screens it was not made for: real captures of three cousin games (from
+//! ../shared/screens, skipped when absent) and the virtual phone's screens, all models.
+
+use scramblebot::sim::{Model, Sim, SimConfig};
+use scramblebot::vision::{self, grid};
+
+/// Tile centres as a person measured them on the capture: column x and row y, in pixels.
+struct Capture {
+    file: &'static str,
+    xs: [f32; 4],
+    ys: [f32; 4],
+}
+
+const CAPTURES: [Capture; 3] = [
+    Capture {
+        file: "ruzzle_dchen327_ruzzletest.png",
+        xs: [143.0, 407.0, 671.0, 935.0],
+        ys: [943.0, 1208.0, 1472.0, 1736.0],
+    },
+    Capture {
+        file: "wordhunt_kgerner_sampleWordHuntBoard.jpeg",
+        xs: [257.0, 461.0, 664.0, 868.0],
+        ys: [905.0, 1109.0, 1313.0, 1516.0],
+    },
+    Capture {
+        file: "wordwhizzle_jdalbey_4x4board.jpg",
+        xs: [250.0, 442.0, 634.0, 828.0],
+        ys: [597.0, 789.0, 982.0, 1174.0],
+    },
+];
+
+fn assert_grid(what: &str, found: &grid::Grid, xs: [f32; 4], ys: [f32; 4]) {
+    let pitch = (xs[3] - xs[0]) / 3.0;
+    for (r, want_y) in ys.iter().enumerate() {
+        for (c, want_x) in xs.iter().enumerate() {
+            let (x, y) = found.centres[r * 4 + c];
+            let off = ((x - want_x).powi(2) + (y - want_y).powi(2)).sqrt();
+            assert!(
+                off < pitch * 0.12,
+                "{what}: tile {r},{c} at ({x:.0},{y:.0}), expected ({want_x},{want_y}): {found:?}"
+            );
+        }
+    }
+    assert!(
+        (found.pitch.0 / pitch - 1.0).abs() < 0.05,
+        "{what}: {found:?}"
+    );
+}
+
+#[test]
+fn the_grid_is_found_on_real_captures_of_other_games() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/screens");
+    if !dir.is_dir() {
+        eprintln!(
+            "note: {} is absent; skipping the real captures",
+            dir.display()
+        );
+        return;
+    }
+    for cap in &CAPTURES {
+        let bytes = std::fs::read(dir.join(cap.file)).unwrap();
+        let img = vision::decode(&bytes).unwrap();
+        let found = grid::find(&img).unwrap_or_else(|| panic!("{}: no grid", cap.file));
+        eprintln!(
+            "{}: {} of 16 tiles seen, pitch {:.1}",
+            cap.file, found.seen, found.pitch.0
+        );
+        assert_grid(cap.file, &found, cap.xs, cap.ys);
+    }
+}
+
+#[test]
+fn the_grid_is_found_on_every_virtual_phone() {
+    for model in [Model::Nexus7, Model::Pixel, Model::Small] {
+        let sim = Sim::start(
+            "127.0.0.1:0".parse().unwrap(),
+            SimConfig {
+                model,
+                ..SimConfig::default()
+            },
+        )
+        .unwrap();
+        let layout = sim.device().game().layout().clone();
+        let img = sim.device().screenshot();
+        let found = grid::find(&img).unwrap_or_else(|| panic!("{}: no grid", model.name()));
+        let xs = [0, 1, 2, 3].map(|c| layout.centre(c).0);
+        let ys = [0, 1, 2, 3].map(|r| layout.centre(r * 4).1);
+        assert_grid(model.name(), &found, xs, ys);
+        assert_eq!(found.seen, 16, "{}", model.name());
+    }
+}
+
+#[test]
+fn screens_without_a_board_have_no_grid() {
+    // A blank screen, noise-free gradients, and the virtual phone's lobby.
+    let blank = image::RgbaImage::from_pixel(1080, 2400, image::Rgba([250, 250, 250, 255]));
+    assert_eq!(grid::find(&blank), None);
+    let gradient = image::RgbaImage::from_fn(720, 1280, |x, y| {
+        image::Rgba([(x % 256) as u8, (y % 256) as u8, 128, 255])
+    });
+    assert_eq!(grid::find(&gradient), None);
+    let sim = Sim::start(
+        "127.0.0.1:0".parse().unwrap(),
+        SimConfig {
+            game: scramblebot::sim::game::GameConfig {
+                lobby: true,
+                ..Default::default()
+            },
+            ..SimConfig::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(grid::find(&sim.device().screenshot()), None);
+}
