@@ -18,6 +18,13 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Checks that a run failed with `code` and said `message` on stderr.
+fn fails_with(out: &Output, code: i32, message: &str, what: &str) {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{what}: {err}");
+    assert!(err.contains(message), "{what}: {err}");
+}
+
 fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("scramblebot-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -312,18 +319,7 @@ fn sim_refuses_bad_settings_and_a_busy_port() {
         (&["sim", "--port", &port], 1, "cannot listen on 127.0.0.1"),
     ];
     for (args, code, message) in cases {
-        let out = scramblebot(args);
-        assert_eq!(
-            out.status.code(),
-            Some(*code),
-            "{args:?}: {}",
-            text(&out.stderr)
-        );
-        assert!(
-            text(&out.stderr).contains(message),
-            "{args:?}: {}",
-            text(&out.stderr)
-        );
+        fails_with(&scramblebot(args), *code, message, &format!("{args:?}"));
     }
 }
 
@@ -432,25 +428,10 @@ fn play_enters_every_word_through_debians_adb_server() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let play = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_scramblebot"))
-            .arg("play")
-            .args(args)
-            .args(["-P", &server.port.to_string()])
-            .env("HOME", &server.home)
-            .env_remove("ANDROID_SERIAL")
-            .current_dir(std::env::temp_dir())
-            .output()
-            .unwrap()
-    };
+    let play = |args: &[&str]| play_through(&server, args);
     // No phone attached yet.
     let out = play(&["--device", "pixel", "--board", "cats/xxxx/xxxx/xxxx"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("no phone is attached"),
-        "{}",
-        text(&out.stderr)
-    );
+    fails_with(&out, 1, "no phone is attached", "no phone");
     let sims: Vec<_> = [Model::Pixel, Model::Small]
         .into_iter()
         .map(|model| {
@@ -478,28 +459,13 @@ fn play_enters_every_word_through_debians_adb_server() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["bot"]["words_entered"], r["bot"]["words_planned"], "{r}");
-    let report = sims[0].device().report();
-    assert_eq!(report["words"], r["bot"]["words_entered"], "{report}");
-    assert_eq!(report["words"], report["words_possible"]);
-    assert_eq!(report["violations"].as_array().unwrap().len(), 0);
-    assert!(
-        report["strokes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|s| s["accepted"] == true)
-    );
+    referee_agrees(&sims[0], &r);
     // Two phones attached: the user must say which.
     let small = sims[1].addr().to_string();
     assert!(server.adb(&["connect", &small]).status.success());
     std::thread::sleep(std::time::Duration::from_millis(300));
     let out = play(&["--device", "small", "--board", &board]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("several phones"),
-        "{}",
-        text(&out.stderr)
-    );
+    fails_with(&out, 1, "several phones", "two phones");
     // A profile for another screen shape is refused before any touch.
     let out = play(&["--device", "pixel", "--board", &board, "-s", &small]);
     assert!(
@@ -548,17 +514,7 @@ fn play_refuses_bad_input_before_connecting() {
             .stdin(std::process::Stdio::null())
             .output()
             .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            text(&out.stderr)
-        );
-        assert!(
-            text(&out.stderr).contains(message),
-            "{args:?}: {}",
-            text(&out.stderr)
-        );
+        fails_with(&out, 2, message, &format!("{args:?}"));
     }
 }
 
@@ -728,8 +684,7 @@ fn every_route_plays_through_debians_adb_server() {
                 route,
             ],
         );
-        assert_eq!(out.status.code(), Some(1), "{route}: {}", text(&out.stderr));
-        assert!(text(&out.stderr).contains(reason), "{}", text(&out.stderr));
+        fails_with(&out, 1, reason, route);
         assert!(phone.device().game().strokes().is_empty());
         assert!(server.adb(&["disconnect", &addr]).status.success());
     }
@@ -787,9 +742,7 @@ fn a_phone_lost_mid_round_ends_play_with_what_was_entered() {
             );
             std::thread::sleep(std::time::Duration::from_millis(50));
         };
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{route}: {err}");
-        assert!(err.contains("the round stopped after"), "{route}: {err}");
+        fails_with(&out, 1, "the round stopped after", route);
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(r["bot"]["stop"], "failed", "{r}");
         let done = r["bot"]["words_entered"].as_u64().unwrap() as usize;
@@ -831,9 +784,7 @@ fn ctrl_c_stops_play_between_samples_and_lifts_the_finger() {
             .unwrap();
         assert!(kill.success());
         let out = play.wait_with_output().unwrap();
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(130), "{route}: {err}");
-        assert!(err.contains("stopped by the user"), "{route}: {err}");
+        fails_with(&out, 130, "stopped by the user", route);
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(r["bot"]["stop"], "stopped", "{r}");
         let game = phone.device().game();

@@ -4,7 +4,8 @@
 use scramblebot::sim::{Model, Sim, SimConfig};
 use scramblebot::vision::{self, grid};
 
-/// Tile centres as a person measured them on the capture: column x and row y, in pixels.
+/// Tile centres measured by eye on a downscaled view of the capture (good to a few pixels):
+/// column x and row y, in the capture's pixels.
 struct Capture {
     file: &'static str,
     xs: [f32; 4],

@@ -183,7 +183,7 @@ fn even_four(c: &[(f32, usize)], size: f32) -> Option<([f32; SIDE], f32)> {
     if gaps.iter().any(|g| (g - pitch).abs() > pitch * 0.12) {
         return None;
     }
-    // A least-squares line through the four: positions evenly spaced.
+    // Evenly spaced at that pitch, centred on the four clusters' mean.
     let first = c.iter().map(|p| p.0).sum::<f32>() / SIDE as f32 - pitch * 1.5;
     let pos = [0, 1, 2, 3].map(|i| first + pitch * i as f32);
     Some((pos, pitch))
