@@ -2,7 +2,10 @@
 //! screenshot form a phone gives (PNG, JPEG, raw `screencap` dumps) and finding the 4x4 grid
 //! without a profile (`grid`). Reading the letters is still to come.
 
+pub mod corpus;
+pub mod glyph;
 pub mod grid;
+pub mod read;
 
 use image::RgbaImage;
 

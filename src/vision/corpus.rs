@@ -1,0 +1,665 @@
+//! A seeded corpus of game screens the reader has never seen, to measure it: boards drawn in
+//! typefaces other than the reader's references (loaded from font files on disk), in random
+//! colours, sizes and resolutions, with corner values, bonus badges, highlighted tiles, a traced
+//! path's translucent line, blur and JPEG; and screens that are not boards (menus, results, a
+//! board under a dimmed overlay, a keyboard).
+
+use std::path::{Path, PathBuf};
+
+use ab_glyph::{Font, FontVec, PxScale, ScaleFont};
+use image::{Rgba, RgbaImage};
+use imageproc::drawing::{draw_line_segment_mut, draw_text_mut};
+
+use crate::board::tile_name;
+use crate::sample::Rng;
+use crate::score::{Bonus, Rules};
+
+/// Bold sans-serif faces that Debian packages and the reader has no references for (file stems;
+/// packages fonts-liberation2 fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-urw-base35
+/// fonts-freefont-ttf fonts-cantarell fonts-croscore fonts-inter).
+pub const UNSEEN_FACES: [&str; 14] = [
+    "LiberationSans-Bold",
+    "Roboto-Bold",
+    "RobotoCondensed-Bold",
+    "OpenSans-Bold",
+    "OpenSans-Semibold",
+    "Lato-Bold",
+    "Lato-Black",
+    "NimbusSans-Bold",
+    "NimbusSansNarrow-Bold",
+    "URWGothic-Demi",
+    "FreeSansBold",
+    "Cantarell-Bold",
+    "Arimo-Bold",
+    "Inter-Bold",
+];
+
+/// A typeface loaded from disk.
+pub struct Face {
+    pub name: String,
+    pub font: FontVec,
+}
+
+/// Finds the `UNSEEN_FACES` under `dir` (searched recursively; the first file of each name).
+pub fn load_faces(dir: &Path) -> Vec<Face> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("ttf" | "otf")
+            ) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for name in UNSEEN_FACES {
+        let found = files
+            .iter()
+            .find(|p| p.file_stem().and_then(|s| s.to_str()) == Some(name));
+        if let Some(p) = found
+            && let Ok(bytes) = std::fs::read(p)
+            && let Ok(font) = FontVec::try_from_vec(bytes)
+        {
+            out.push(Face {
+                name: name.to_string(),
+                font,
+            });
+        }
+    }
+    out
+}
+
+/// One generated screen and what is on it.
+pub struct Sample {
+    pub image: RgbaImage,
+    /// The tiles and bonuses, row-major, when the screen shows a board in play.
+    pub board: Option<([u8; 16], [Option<Bonus>; 16])>,
+    /// What kind of screen this is and how it was drawn, for reports.
+    pub description: String,
+}
+
+const SIZES: [(u32, u32); 6] = [
+    (480, 800),
+    (720, 1280),
+    (1080, 1920),
+    (1080, 2400),
+    (1125, 2436),
+    (1440, 3120),
+];
+
+fn uniform(rng: &mut Rng, lo: f32, hi: f32) -> f32 {
+    lo + (hi - lo) * (rng.below(1_000_001) as f32 / 1_000_000.0)
+}
+
+fn chance(rng: &mut Rng, p: f32) -> bool {
+    uniform(rng, 0.0, 1.0) < p
+}
+
+fn luma(c: Rgba<u8>) -> f32 {
+    0.299 * c[0] as f32 + 0.587 * c[1] as f32 + 0.114 * c[2] as f32
+}
+
+/// A random colour whose lightness lies in `lo..hi`.
+fn colour(rng: &mut Rng, lo: f32, hi: f32) -> Rgba<u8> {
+    loop {
+        let c = Rgba([
+            rng.below(256) as u8,
+            rng.below(256) as u8,
+            rng.below(256) as u8,
+            255,
+        ]);
+        if (lo..hi).contains(&luma(c)) {
+            return c;
+        }
+    }
+}
+
+/// A saturated colour of middle lightness, as badges are.
+fn vivid(rng: &mut Rng) -> Rgba<u8> {
+    loop {
+        let c = colour(rng, 50.0, 160.0);
+        let max = c[0].max(c[1]).max(c[2]);
+        let min = c[0].min(c[1]).min(c[2]);
+        if max - min >= 120 {
+            return c;
+        }
+    }
+}
+
+/// Blends `c` over `p` with opacity `a`.
+fn blend(p: &mut Rgba<u8>, c: Rgba<u8>, a: f32) {
+    for ch in 0..3 {
+        p[ch] = (p[ch] as f32 * (1.0 - a) + c[ch] as f32 * a).round() as u8;
+    }
+}
+
+/// Fills a rectangle with rounded corners (antialiased at the corners by 4x4 supersampling).
+pub fn rounded(img: &mut RgbaImage, x0: f32, y0: f32, x1: f32, y1: f32, r: f32, c: Rgba<u8>) {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let r = r.min((x1 - x0) / 2.0).min((y1 - y0) / 2.0);
+    let inside = |x: f32, y: f32| {
+        let cx = x.clamp(x0 + r, x1 - r);
+        let cy = y.clamp(y0 + r, y1 - r);
+        (x - cx).powi(2) + (y - cy).powi(2) <= r * r && x >= x0 && x <= x1 && y >= y0 && y <= y1
+    };
+    for y in (y0.floor() as i64).max(0)..(y1.ceil() as i64).min(h) {
+        for x in (x0.floor() as i64).max(0)..(x1.ceil() as i64).min(w) {
+            let (fx, fy) = (x as f32, y as f32);
+            let corner = (fx < x0 + r || fx > x1 - r - 1.0) && (fy < y0 + r || fy > y1 - r - 1.0);
+            let edge = fx < x0 + 1.0 || fy < y0 + 1.0 || fx > x1 - 2.0 || fy > y1 - 2.0;
+            let a = if corner || edge {
+                let mut k = 0;
+                for sy in 0..4 {
+                    for sx in 0..4 {
+                        if inside(fx + (sx as f32 + 0.5) / 4.0, fy + (sy as f32 + 0.5) / 4.0) {
+                            k += 1;
+                        }
+                    }
+                }
+                k as f32 / 16.0
+            } else {
+                1.0
+            };
+            if a > 0.0 {
+                blend(img.get_pixel_mut(x as u32, y as u32), c, a);
+            }
+        }
+    }
+}
+
+/// Draws `text` with the centre of its capitals' box at (cx, cy).
+pub fn text_centred(
+    img: &mut RgbaImage,
+    font: &FontVec,
+    text: &str,
+    cx: f32,
+    cy: f32,
+    size: f32,
+    c: Rgba<u8>,
+) {
+    let scaled = font.as_scaled(PxScale::from(size));
+    let mut width = 0.0;
+    let mut previous = None;
+    for ch in text.chars() {
+        let id = scaled.glyph_id(ch);
+        if let Some(p) = previous {
+            width += scaled.kern(p, id);
+        }
+        width += scaled.h_advance(id);
+        previous = Some(id);
+    }
+    // The capital height: the box of 'H'.
+    let cap = font
+        .outline_glyph(scaled.glyph_id('H').with_scale(size))
+        .map(|o| o.px_bounds().height())
+        .unwrap_or(size * 0.7);
+    // imageproc puts the top of the line (ascent) at y.
+    let top = cy + cap / 2.0 - scaled.ascent();
+    draw_text_mut(
+        img,
+        c,
+        (cx - width / 2.0).round() as i32,
+        top.round() as i32,
+        PxScale::from(size),
+        font,
+        text,
+    );
+}
+
+/// Box blur of radius 1, `passes` times.
+fn blur(img: &mut RgbaImage, passes: usize) {
+    for _ in 0..passes {
+        let src = img.clone();
+        let (w, h) = (img.width() as i64, img.height() as i64);
+        for y in 0..h {
+            for x in 0..w {
+                let mut s = [0u32; 3];
+                let mut k = 0;
+                for dy in -1..=1 {
+                    for dx in -1..=1 {
+                        let (nx, ny) = (x + dx, y + dy);
+                        if nx >= 0 && ny >= 0 && nx < w && ny < h {
+                            let p = src.get_pixel(nx as u32, ny as u32);
+                            for ch in 0..3 {
+                                s[ch] += p[ch] as u32;
+                            }
+                            k += 1;
+                        }
+                    }
+                }
+                let p = img.get_pixel_mut(x as u32, y as u32);
+                for ch in 0..3 {
+                    p[ch] = (s[ch] / k) as u8;
+                }
+            }
+        }
+    }
+}
+
+/// Encodes and decodes as JPEG at `quality`.
+fn jpeg(img: &RgbaImage, quality: u8) -> RgbaImage {
+    let rgb = image::DynamicImage::ImageRgba8(img.clone()).to_rgb8();
+    let mut bytes = Vec::new();
+    let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality);
+    if rgb.write_with_encoder(encoder).is_err() {
+        return img.clone();
+    }
+    image::load_from_memory(&bytes)
+        .map(|i| i.to_rgba8())
+        .unwrap_or_else(|_| img.clone())
+}
+
+fn background(rng: &mut Rng, w: u32, h: u32) -> RgbaImage {
+    let top = colour(rng, 10.0, 120.0);
+    let bottom = colour(rng, 10.0, 120.0);
+    RgbaImage::from_fn(w, h, |_, y| {
+        let t = y as f32 / h as f32;
+        let mut p = top;
+        blend(&mut p, bottom, t);
+        p
+    })
+}
+
+/// Random text of `n` capitals and digits.
+fn gibberish(rng: &mut Rng, n: usize) -> String {
+    (0..n)
+        .map(|_| {
+            let k = rng.below(36);
+            if k < 26 {
+                (b'A' + k as u8) as char
+            } else {
+                (b'0' + (k - 26) as u8) as char
+            }
+        })
+        .collect()
+}
+
+/// The board part of a screen: returns the tiles and bonuses drawn.
+fn draw_board(
+    img: &mut RgbaImage,
+    rng: &mut Rng,
+    faces: &[Face],
+    notes: &mut Vec<String>,
+) -> ([u8; 16], [Option<Bonus>; 16]) {
+    let (w, h) = (img.width() as f32, img.height() as f32);
+    let face = &faces[rng.below(faces.len())];
+    notes.push(face.name.clone());
+    let tile = w * uniform(rng, 0.15, 0.2);
+    let gap = tile * uniform(rng, 0.06, 0.22);
+    let pitch = tile + gap;
+    let x0 = w / 2.0 - pitch * 1.5 + uniform(rng, -0.02, 0.02) * w;
+    let y0 = h * uniform(rng, 0.35, 0.55) - pitch * 1.5;
+    let radius = tile * uniform(rng, 0.03, 0.2);
+    let face_colour = colour(rng, 200.0, 256.0);
+    let ink = colour(rng, 0.0, 70.0);
+    let glyph_size = tile * uniform(rng, 0.5, 0.7);
+    let qu_text = if chance(rng, 0.5) { "Qu" } else { "QU" };
+    let shadow = chance(rng, 0.6).then(|| colour(rng, 0.0, 90.0));
+    let value_corner = rng.below(4); // 0 top-right, 1 top-left, 2 bottom-right, 3 none
+    let badge_corner = if value_corner == 1 { 0 } else { 1 }; // 0 top-right, 1 top-left
+    let badge_round = chance(rng, 0.5);
+    let badge_out = chance(rng, 0.5);
+    let rules = Rules::scramble();
+    let mut tiles = [0u8; 16];
+    for t in &mut tiles {
+        *t = rng.below(26) as u8;
+    }
+    // Qu on about a third of the boards.
+    if chance(rng, 0.35) {
+        tiles[rng.below(16)] = 16;
+    }
+    let mut bonuses = [None; 16];
+    if chance(rng, 0.5) {
+        for _ in 0..1 + rng.below(4) {
+            bonuses[rng.below(16)] =
+                Some([Bonus::DL, Bonus::TL, Bonus::DW, Bonus::TW][rng.below(4)]);
+        }
+    }
+    let badge_colours = [vivid(rng), vivid(rng), vivid(rng), vivid(rng)];
+    let highlighted: Vec<usize> = if chance(rng, 0.3) {
+        (0..1 + rng.below(5)).map(|_| rng.below(16)).collect()
+    } else {
+        Vec::new()
+    };
+    let highlight = colour(rng, 160.0, 230.0);
+    for i in 0..16 {
+        let (r, c) = (i / 4, i % 4);
+        let (cx, cy) = (x0 + pitch * c as f32, y0 + pitch * r as f32);
+        let (tx0, ty0, tx1, ty1) = (cx - tile / 2.0, cy - tile / 2.0, cx + tile / 2.0, cy + tile / 2.0);
+        if let Some(s) = shadow {
+            rounded(img, tx0, ty0 + tile * 0.05, tx1, ty1 + tile * 0.05, radius, s);
+        }
+        let fc = if highlighted.contains(&i) {
+            highlight
+        } else {
+            face_colour
+        };
+        rounded(img, tx0, ty0, tx1, ty1, radius, fc);
+        let text = if tiles[i] == 16 {
+            qu_text
+        } else {
+            tile_name(tiles[i])
+        };
+        let size = if tiles[i] == 16 {
+            glyph_size * 0.8
+        } else {
+            glyph_size
+        };
+        text_centred(img, &face.font, text, cx, cy, size, ink);
+        if value_corner < 3 {
+            let value = rules.tile_terms(tiles[i], None).0.to_string();
+            let small = tile * uniform(rng, 0.15, 0.22);
+            let vx = if value_corner == 1 {
+                tx0 + tile * 0.15
+            } else {
+                tx1 - tile * 0.15
+            };
+            let vy = if value_corner == 2 {
+                ty1 - tile * 0.15
+            } else {
+                ty0 + tile * 0.15
+            };
+            text_centred(img, &face.font, &value, vx, vy, small, ink);
+        }
+        if let Some(b) = bonuses[i] {
+            let bs = tile * uniform(rng, 0.24, 0.32);
+            let off = if badge_out { -bs * 0.3 } else { tile * 0.03 };
+            let bx0 = if badge_corner == 1 {
+                tx0 + off
+            } else {
+                tx1 - off - bs
+            };
+            let by0 = ty0 + off;
+            let bc = badge_colours[b as usize];
+            let r = if badge_round { bs / 2.0 } else { bs * 0.15 };
+            rounded(img, bx0, by0, bx0 + bs, by0 + bs * 0.8, r, bc);
+            text_centred(
+                img,
+                &face.font,
+                &format!("{b:?}"),
+                bx0 + bs / 2.0,
+                by0 + bs * 0.4,
+                bs * 0.42,
+                Rgba([255, 255, 255, 255]),
+            );
+        }
+    }
+    // A traced path: a translucent white line through the highlighted tiles.
+    if highlighted.len() >= 2 && chance(rng, 0.5) {
+        let width = tile * uniform(rng, 0.1, 0.2);
+        let alpha = uniform(rng, 0.5, 0.85);
+        let mut veil = vec![false; (img.width() * img.height()) as usize];
+        let mut mark = RgbaImage::new(img.width(), img.height());
+        for pair in highlighted.windows(2) {
+            let p = |i: usize| (x0 + pitch * (i % 4) as f32, y0 + pitch * (i / 4) as f32);
+            let (a, b) = (p(pair[0]), p(pair[1]));
+            let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt().max(1.0);
+            let (nx, ny) = (-(b.1 - a.1) / len, (b.0 - a.0) / len);
+            let steps = width.ceil() as i32 * 2;
+            for s in 0..=steps {
+                let o = (s as f32 / steps as f32 - 0.5) * width;
+                draw_line_segment_mut(
+                    &mut mark,
+                    (a.0 + nx * o, a.1 + ny * o),
+                    (b.0 + nx * o, b.1 + ny * o),
+                    Rgba([255, 255, 255, 255]),
+                );
+            }
+        }
+        for (i, p) in mark.pixels().enumerate() {
+            veil[i] = p[3] > 0;
+        }
+        for (i, p) in img.pixels_mut().enumerate() {
+            if veil[i] {
+                blend(p, Rgba([255, 255, 255, 255]), alpha);
+            }
+        }
+        notes.push("path line".into());
+    }
+    (tiles, bonuses)
+}
+
+fn header(img: &mut RgbaImage, rng: &mut Rng, faces: &[Face]) {
+    let (w, h) = (img.width() as f32, img.height() as f32);
+    let font = &faces[rng.below(faces.len())].font;
+    let light = colour(rng, 180.0, 256.0);
+    text_centred(img, font, &gibberish(rng, 4), w * 0.2, h * 0.08, w * 0.07, light);
+    text_centred(img, font, &format!("{}:{:02}", rng.below(3), rng.below(60)), w * 0.5, h * 0.08, w * 0.09, light);
+    text_centred(img, font, &gibberish(rng, 3), w * 0.8, h * 0.08, w * 0.07, light);
+}
+
+/// Generates sample `index` of the corpus with `seed`: about one in six is not a board.
+pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
+    // Each sample's stream starts from a mixed state, unrelated to its neighbours'.
+    let mut rng = Rng::new(Rng::new(seed.wrapping_mul(0xd1b5_4a32_d192_ed03) ^ index).next_u64());
+    let (w, h) = SIZES[rng.below(SIZES.len())];
+    let mut img = background(&mut rng, w, h);
+    let mut notes = vec![format!("{w}x{h}")];
+    let kind = rng.below(12);
+    let mut board = None;
+    match kind {
+        0 => {
+            // A menu: a title and a column of wide buttons.
+            notes.push("menu".into());
+            let font = &faces[rng.below(faces.len())].font;
+            let (wf, hf) = (w as f32, h as f32);
+            text_centred(&mut img, font, &gibberish(&mut rng, 8), wf / 2.0, hf * 0.15, wf * 0.09, Rgba([255, 255, 255, 255]));
+            let c = colour(&mut rng, 150.0, 250.0);
+            for i in 0..4 {
+                let y = hf * (0.35 + 0.12 * i as f32);
+                rounded(&mut img, wf * 0.15, y, wf * 0.85, y + hf * 0.08, hf * 0.02, c);
+                text_centred(&mut img, font, &gibberish(&mut rng, 6), wf / 2.0, y + hf * 0.04, wf * 0.06, Rgba([20, 20, 20, 255]));
+            }
+        }
+        1 => {
+            // A results screen: lines of text and one button.
+            notes.push("results".into());
+            let font = &faces[rng.below(faces.len())].font;
+            let (wf, hf) = (w as f32, h as f32);
+            for i in 0..6 {
+                let y = hf * (0.2 + 0.08 * i as f32);
+                let len = 5 + rng.below(8);
+                text_centred(&mut img, font, &gibberish(&mut rng, len), wf / 2.0, y, wf * 0.06, Rgba([240, 240, 240, 255]));
+            }
+            let c = colour(&mut rng, 120.0, 220.0);
+            rounded(&mut img, wf * 0.25, hf * 0.8, wf * 0.75, hf * 0.88, hf * 0.02, c);
+        }
+        2 => {
+            // A board under a dimmed overlay with a dialog on top.
+            notes.push("dimmed board".into());
+            header(&mut img, &mut rng, faces);
+            draw_board(&mut img, &mut rng, faces, &mut notes);
+            let a = uniform(&mut rng, 0.55, 0.8);
+            for p in img.pixels_mut() {
+                blend(p, Rgba([0, 0, 0, 255]), a);
+            }
+            let (wf, hf) = (w as f32, h as f32);
+            let c = colour(&mut rng, 200.0, 256.0);
+            rounded(&mut img, wf * 0.1, hf * 0.3, wf * 0.9, hf * 0.55, wf * 0.04, c);
+        }
+        3 if chance(&mut rng, 0.5) => {
+            // A keyboard: rows of light keys.
+            notes.push("keyboard".into());
+            let (wf, hf) = (w as f32, h as f32);
+            let font = &faces[rng.below(faces.len())].font;
+            let c = colour(&mut rng, 200.0, 256.0);
+            let key = wf / 10.0;
+            for (row, n) in [10usize, 9, 7].iter().enumerate() {
+                for k in 0..*n {
+                    let x = (wf - key * *n as f32) / 2.0 + key * k as f32;
+                    let y = hf * 0.65 + key * 1.4 * row as f32;
+                    rounded(&mut img, x + key * 0.08, y, x + key * 0.92, y + key * 1.25, key * 0.1, c);
+                    text_centred(&mut img, font, &gibberish(&mut rng, 1), x + key / 2.0, y + key * 0.6, key * 0.5, Rgba([20, 20, 20, 255]));
+                }
+            }
+        }
+        _ => {
+            header(&mut img, &mut rng, faces);
+            board = Some(draw_board(&mut img, &mut rng, faces, &mut notes));
+        }
+    }
+    if chance(&mut rng, 0.3) {
+        blur(&mut img, 1);
+        notes.push("blur".into());
+    }
+    if chance(&mut rng, 0.5) {
+        let q = 60 + rng.below(36) as u8;
+        img = jpeg(&img, q);
+        notes.push(format!("jpeg q{q}"));
+    }
+    Sample {
+        image: img,
+        board,
+        description: notes.join(", "),
+    }
+}
+
+/// How the reader did on a corpus.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Report {
+    pub seed: u64,
+    pub faces: Vec<String>,
+    pub screens: usize,
+    pub boards: usize,
+    /// Boards whose 16 tiles were all read right.
+    pub boards_exact: usize,
+    /// ... and sure of (what `play` would swipe without asking).
+    pub boards_exact_sure: usize,
+    /// Boards read wrong but with every tile sure: the errors that would reach the phone.
+    pub boards_wrong_sure: usize,
+    /// Boards refused as not a board.
+    pub boards_refused: usize,
+    pub tiles: usize,
+    pub tiles_right: usize,
+    pub qu_tiles: usize,
+    pub qu_right: usize,
+    pub bonuses: usize,
+    pub bonuses_right: usize,
+    /// Bonuses read on tiles without one.
+    pub bonuses_phantom: usize,
+    pub non_boards: usize,
+    /// Non-boards refused or read unsure (never swiped).
+    pub non_boards_refused: usize,
+    pub mean_read_ms: f64,
+    pub max_read_ms: f64,
+    /// The first misreads, for people.
+    pub misreads: Vec<String>,
+}
+
+impl Report {
+    pub fn tile_accuracy(&self) -> f64 {
+        self.tiles_right as f64 / self.tiles.max(1) as f64
+    }
+    pub fn board_accuracy(&self) -> f64 {
+        self.boards_exact as f64 / self.boards.max(1) as f64
+    }
+}
+
+/// Reads `count` samples of the corpus with `seed` and tallies the results; `progress` is
+/// called after each screen.
+pub fn measure(
+    faces: &[Face],
+    seed: u64,
+    count: u64,
+    classifier: &super::glyph::Classifier,
+    mut progress: impl FnMut(u64),
+) -> Report {
+    let mut r = Report {
+        seed,
+        faces: faces.iter().map(|f| f.name.clone()).collect(),
+        ..Report::default()
+    };
+    let mut total_ms = 0.0;
+    for index in 0..count {
+        let s = sample(faces, seed, index);
+        let t = std::time::Instant::now();
+        let read = super::read::read(&s.image, None, classifier);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        total_ms += ms;
+        r.max_read_ms = r.max_read_ms.max(ms);
+        r.screens += 1;
+        let Some((tiles, bonuses)) = s.board else {
+            r.non_boards += 1;
+            match &read {
+                Ok(reading) if reading.sure() => r.misreads.push(format!(
+                    "sample {index} ({}): not a board, read as {}",
+                    s.description,
+                    reading.board()
+                )),
+                _ => r.non_boards_refused += 1,
+            }
+            continue;
+        };
+        r.boards += 1;
+        r.tiles += 16;
+        r.bonuses += bonuses.iter().flatten().count();
+        r.qu_tiles += tiles.iter().filter(|&&t| t == 16).count();
+        let reading = match read {
+            Ok(reading) => reading,
+            Err(e) => {
+                r.boards_refused += 1;
+                r.misreads
+                    .push(format!("sample {index} ({}): refused: {e}", s.description));
+                continue;
+            }
+        };
+        let mut wrong = Vec::new();
+        for (i, t) in reading.tiles.iter().enumerate() {
+            if t.tile == tiles[i] {
+                r.tiles_right += 1;
+                if tiles[i] == 16 {
+                    r.qu_right += 1;
+                }
+            } else {
+                wrong.push(format!(
+                    "{} as {} ({:.2})",
+                    tile_name(tiles[i]),
+                    tile_name(t.tile),
+                    t.confidence
+                ));
+            }
+            match (bonuses[i], t.bonus) {
+                (Some(a), Some(b)) if a == b => r.bonuses_right += 1,
+                (None, Some(_)) => r.bonuses_phantom += 1,
+                (Some(a), b) => wrong.push(format!("bonus {a:?} as {b:?}")),
+                _ => {}
+            }
+        }
+        let letters_right = reading.tiles.iter().zip(tiles).all(|(t, w)| t.tile == w);
+        if letters_right {
+            r.boards_exact += 1;
+            if reading.sure() {
+                r.boards_exact_sure += 1;
+            }
+        } else if reading.sure() {
+            r.boards_wrong_sure += 1;
+        }
+        let unsure: Vec<String> = reading
+            .tiles
+            .iter()
+            .filter(|t| t.confidence < super::read::SURE)
+            .map(|t| format!("{}({:.2})", tile_name(t.tile), t.confidence))
+            .collect();
+        if !wrong.is_empty() || (!unsure.is_empty() && r.misreads.len() < 40) {
+            r.misreads.push(format!(
+                "sample {index} ({}): {} unsure: {}",
+                s.description,
+                wrong.join(", "),
+                unsure.join(" ")
+            ));
+        }
+        progress(index + 1);
+    }
+    r.mean_read_ms = total_ms / count.max(1) as f64;
+    r
+}

@@ -1,0 +1,487 @@
+//! Telling which letter a glyph is, whatever the typeface.
+//!
+//! A glyph is given as an ink map (how much ink each pixel holds, 0 to 1) and described by
+//! `Features`: the ink box stretched to a `SIDE` x `SIDE` grid of ink amounts, softened by one
+//! cell, centred and scaled to unit length (so stroke weight and size drop out), plus the box's
+//! aspect ratio (the one thing the stretch throws away, and what tells a narrow I from a wide M).
+//! Two glyphs differ by one minus the correlation of their grids plus a penalty on the log of
+//! their aspect ratios.
+//!
+//! The references are rendered at first use from typefaces built into the binary (DejaVu Sans
+//! and Noto Sans, bold, condensed and regular), each also thickened and thinned, so that a
+//! game's font need not be one of them. A profile may add templates taken from its own screen,
+//! which are consulted first (see `Classifier::with_templates`).
+
+use std::sync::LazyLock;
+
+use ab_glyph::{Font, FontRef, PxScale, ScaleFont};
+
+/// The side of the feature grid.
+pub const SIDE: usize = 16;
+const CELLS: usize = SIDE * SIDE;
+/// The side of the fine grid the cells and profiles are taken from.
+const FINE: usize = 2 * SIDE;
+/// Weight of each counter more or less.
+const HOLE_WEIGHT: f32 = 0.5;
+/// Weight of the mean profile difference in the distance.
+const PROFILE_WEIGHT: f32 = 4.0;
+/// Weight of the squared log aspect-ratio difference in the distance.
+const ASPECT_WEIGHT: f32 = 0.6;
+/// The tile index of Qu.
+pub const QU: u8 = 16;
+
+/// A rectangle of ink amounts, row-major.
+#[derive(Clone, Debug)]
+pub struct Ink {
+    pub w: usize,
+    pub h: usize,
+    pub v: Vec<f32>,
+}
+
+impl Ink {
+    pub fn new(w: usize, h: usize) -> Ink {
+        Ink {
+            w,
+            h,
+            v: vec![0.0; w * h],
+        }
+    }
+
+    fn at(&self, x: f32, y: f32) -> f32 {
+        // Bilinear, zero outside.
+        let (x0, y0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - x0, y - y0);
+        let get = |xi: f32, yi: f32| {
+            if xi < 0.0 || yi < 0.0 || xi >= self.w as f32 || yi >= self.h as f32 {
+                0.0
+            } else {
+                self.v[yi as usize * self.w + xi as usize]
+            }
+        };
+        let top = get(x0, y0) * (1.0 - fx) + get(x0 + 1.0, y0) * fx;
+        let bottom = get(x0, y0 + 1.0) * (1.0 - fx) + get(x0 + 1.0, y0 + 1.0) * fx;
+        top * (1.0 - fy) + bottom * fy
+    }
+
+    /// The box holding every pixel with at least half ink: (x0, y0, x1, y1), exclusive ends.
+    pub fn ink_box(&self) -> Option<(usize, usize, usize, usize)> {
+        let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+        for y in 0..self.h {
+            for x in 0..self.w {
+                if self.v[y * self.w + x] >= 0.5 {
+                    x0 = x0.min(x);
+                    y0 = y0.min(y);
+                    x1 = x1.max(x + 1);
+                    y1 = y1.max(y + 1);
+                }
+            }
+        }
+        (x0 < x1).then_some((x0, y0, x1, y1))
+    }
+}
+
+/// Counts the regions without ink inside the box that do not reach its edge and hold at
+/// least 1/150 of its area (smaller ones are noise).
+fn holes(ink: &Ink, (x0, y0, x1, y1): (usize, usize, usize, usize)) -> u8 {
+    let (w, h) = (x1 - x0, y1 - y0);
+    let empty = |x: usize, y: usize| ink.v[(y0 + y) * ink.w + x0 + x] < 0.5;
+    let mut seen = vec![false; w * h];
+    let mut stack = Vec::new();
+    let mut count = 0u8;
+    let min = (w * h / 150).max(2);
+    for start in 0..w * h {
+        let (sx, sy) = (start % w, start / w);
+        if seen[start] || !empty(sx, sy) {
+            continue;
+        }
+        seen[start] = true;
+        stack.push(start);
+        let (mut size, mut edge) = (0usize, false);
+        while let Some(p) = stack.pop() {
+            let (x, y) = (p % w, p / w);
+            size += 1;
+            edge |= x == 0 || y == 0 || x + 1 == w || y + 1 == h;
+            // 4-connected background (the ink is 8-connected).
+            let mut visit = |nx: usize, ny: usize| {
+                let q = ny * w + nx;
+                if !seen[q] && empty(nx, ny) {
+                    seen[q] = true;
+                    stack.push(q);
+                }
+            };
+            if x > 0 {
+                visit(x - 1, y);
+            }
+            if x + 1 < w {
+                visit(x + 1, y);
+            }
+            if y > 0 {
+                visit(x, y - 1);
+            }
+            if y + 1 < h {
+                visit(x, y + 1);
+            }
+        }
+        if !edge && size >= min {
+            count = count.saturating_add(1);
+        }
+    }
+    count
+}
+
+/// What a glyph is compared by.
+#[derive(Clone, Debug)]
+pub struct Features {
+    cells: [f32; CELLS],
+    profiles: [f32; 4 * FINE],
+    /// Enclosed counters (O has one, B two, C none): the most font-proof trait there is.
+    holes: u8,
+    log_aspect: f32,
+}
+
+impl Features {
+    /// The features of the ink in `ink`, or `None` when it holds none.
+    pub fn of(ink: &Ink) -> Option<Features> {
+        let (x0, y0, x1, y1) = ink.ink_box()?;
+        let (bw, bh) = ((x1 - x0) as f32, (y1 - y0) as f32);
+        // A fine grid of 2x2 bilinear samples per point; cells average 2x2 of its points.
+        const SUB: usize = 2;
+        let mut fine = [0f32; FINE * FINE];
+        for fy in 0..FINE {
+            for fx in 0..FINE {
+                let mut sum = 0.0;
+                for sy in 0..SUB {
+                    for sx in 0..SUB {
+                        let u = (fx * SUB + sx) as f32 + 0.5;
+                        let v = (fy * SUB + sy) as f32 + 0.5;
+                        let x = x0 as f32 + u / (FINE * SUB) as f32 * bw - 0.5;
+                        let y = y0 as f32 + v / (FINE * SUB) as f32 * bh - 0.5;
+                        sum += ink.at(x, y);
+                    }
+                }
+                fine[fy * FINE + fx] = sum / (SUB * SUB) as f32;
+            }
+        }
+        let mut raw = [0f32; CELLS];
+        for cy in 0..SIDE {
+            for cx in 0..SIDE {
+                let f = |dx: usize, dy: usize| fine[(cy * 2 + dy) * FINE + cx * 2 + dx];
+                raw[cy * SIDE + cx] = (f(0, 0) + f(1, 0) + f(0, 1) + f(1, 1)) / 4.0;
+            }
+        }
+        // Profiles: how far in from each side of the box the ink starts, per row and column.
+        let mut profiles = [1f32; 4 * FINE];
+        for i in 0..FINE {
+            let first = |mut at: Box<dyn Iterator<Item = usize>>| {
+                at.position(|k| fine[k] >= 0.5)
+                    .map_or(1.0, |p| p as f32 / FINE as f32)
+            };
+            profiles[i] = first(Box::new((0..FINE).map(move |x| i * FINE + x)));
+            profiles[FINE + i] = first(Box::new((0..FINE).rev().map(move |x| i * FINE + x)));
+            profiles[2 * FINE + i] = first(Box::new((0..FINE).map(move |y| y * FINE + i)));
+            profiles[3 * FINE + i] = first(Box::new((0..FINE).rev().map(move |y| y * FINE + i)));
+        }
+        // Soften: each cell takes a quarter of its four neighbours' mean.
+        let mut cells = [0f32; CELLS];
+        for y in 0..SIDE {
+            for x in 0..SIDE {
+                let mut n = 0.0;
+                let mut k = 0.0;
+                for (dx, dy) in [(-1i32, 0i32), (1, 0), (0, -1), (0, 1)] {
+                    let (nx, ny) = (x as i32 + dx, y as i32 + dy);
+                    if (0..SIDE as i32).contains(&nx) && (0..SIDE as i32).contains(&ny) {
+                        n += raw[ny as usize * SIDE + nx as usize];
+                        k += 1.0;
+                    }
+                }
+                cells[y * SIDE + x] = 0.75 * raw[y * SIDE + x] + 0.25 * n / k;
+            }
+        }
+        let mean = cells.iter().sum::<f32>() / CELLS as f32;
+        let mut norm = 0.0;
+        for c in &mut cells {
+            *c -= mean;
+            norm += *c * *c;
+        }
+        let norm = norm.sqrt();
+        if norm > 1e-6 {
+            for c in &mut cells {
+                *c /= norm;
+            }
+        }
+        Some(Features {
+            cells,
+            profiles,
+            holes: holes(ink, (x0, y0, x1, y1)),
+            log_aspect: (bw / bh).ln(),
+        })
+    }
+
+    /// How unlike two glyphs are: 0 for the same shape, about 1 for unrelated ones.
+    pub fn distance(&self, other: &Features) -> f32 {
+        let dot: f32 = self
+            .cells
+            .iter()
+            .zip(&other.cells)
+            .map(|(a, b)| a * b)
+            .sum();
+        let da = self.log_aspect - other.log_aspect;
+        let dp: f32 = self
+            .profiles
+            .iter()
+            .zip(&other.profiles)
+            .map(|(a, b)| (a - b).abs())
+            .sum::<f32>()
+            / (4 * FINE) as f32;
+        let dh = f32::from(self.holes.abs_diff(other.holes));
+        1.0 - dot + ASPECT_WEIGHT * da * da + PROFILE_WEIGHT * dp + HOLE_WEIGHT * dh
+    }
+}
+
+/// A reference glyph: its features and the tile it shows (0-25, `QU` for Qu).
+#[derive(Clone, Debug)]
+pub struct Reference {
+    pub tile: u8,
+    pub features: Features,
+}
+
+/// The verdict on one glyph.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    pub tile: u8,
+    /// 0 (a tie with another letter) to 1 (nothing else comes near).
+    pub confidence: f32,
+    /// The nearest other letter.
+    pub runner_up: u8,
+    /// Distance to the best reference.
+    pub distance: f32,
+}
+
+/// Nearest-reference classification over a set of references.
+pub struct Classifier {
+    references: Vec<Reference>,
+}
+
+/// The typefaces the built-in references come from.
+fn built_in_fonts() -> Vec<FontRef<'static>> {
+    [
+        dejavu::sans::bold(),
+        dejavu::sans_condensed::bold(),
+        dejavu::sans::regular(),
+        notosans::BOLD_TTF,
+        notosans::REGULAR_TTF,
+    ]
+    .into_iter()
+    .filter_map(|bytes| FontRef::try_from_slice(bytes).ok())
+    .collect()
+}
+
+/// The text each tile is drawn as: the capital letter, and for Qu "Qu", "QU" and a bare "Q".
+pub fn spellings(tile: u8) -> Vec<String> {
+    if tile == QU {
+        vec!["Qu".into(), "QU".into(), "Q".into()]
+    } else {
+        vec![((b'A' + tile) as char).to_string()]
+    }
+}
+
+/// Renders `text` in `font` at `size` pixels as an ink map with a margin.
+pub fn render<F: Font>(font: &F, text: &str, size: f32) -> Ink {
+    let scaled = font.as_scaled(PxScale::from(size));
+    let margin = (size * 0.2).ceil();
+    let mut x = margin;
+    let baseline = margin + scaled.ascent();
+    let mut outlines = Vec::new();
+    let mut previous = None;
+    for c in text.chars() {
+        let id = scaled.glyph_id(c);
+        if let Some(p) = previous {
+            x += scaled.kern(p, id);
+        }
+        let glyph = id.with_scale_and_position(size, ab_glyph::point(x, baseline));
+        x += scaled.h_advance(id);
+        previous = Some(id);
+        if let Some(o) = font.outline_glyph(glyph) {
+            outlines.push(o);
+        }
+    }
+    let w = (x + margin).ceil() as usize;
+    let h = (baseline - scaled.descent() + margin).ceil() as usize;
+    let mut ink = Ink::new(w.max(1), h.max(1));
+    for o in outlines {
+        let b = o.px_bounds();
+        o.draw(|gx, gy, c| {
+            let (px, py) = (b.min.x as i32 + gx as i32, b.min.y as i32 + gy as i32);
+            if px >= 0 && py >= 0 && (px as usize) < ink.w && (py as usize) < ink.h {
+                let v = &mut ink.v[py as usize * ink.w + px as usize];
+                *v = (*v + c).min(1.0);
+            }
+        });
+    }
+    ink
+}
+
+/// The ink map blurred by a 3x3 box `passes` times then cut at `level`: below 0.5 thickens
+/// the strokes, above thins them.
+fn reweigh(ink: &Ink, passes: usize, level: f32) -> Ink {
+    let mut cur = ink.clone();
+    for _ in 0..passes {
+        let mut next = Ink::new(cur.w, cur.h);
+        for y in 0..cur.h {
+            for x in 0..cur.w {
+                let mut s = 0.0;
+                for dy in -1i32..=1 {
+                    for dx in -1i32..=1 {
+                        let (nx, ny) = (x as i32 + dx, y as i32 + dy);
+                        if nx >= 0 && ny >= 0 && (nx as usize) < cur.w && (ny as usize) < cur.h {
+                            s += cur.v[ny as usize * cur.w + nx as usize];
+                        }
+                    }
+                }
+                next.v[y * cur.w + x] = s / 9.0;
+            }
+        }
+        cur = next;
+    }
+    for v in &mut cur.v {
+        *v = ((*v - level) * 8.0 + 0.5).clamp(0.0, 1.0);
+    }
+    cur
+}
+
+/// References for every tile from `fonts`, each plain, thickened and thinned.
+pub fn references_from<F: Font>(fonts: &[F]) -> Vec<Reference> {
+    const SIZE: f32 = 64.0;
+    let mut out = Vec::new();
+    for font in fonts {
+        for tile in 0..26u8 {
+            for text in spellings(tile) {
+                let ink = render(font, &text, SIZE);
+                for variant in [ink.clone(), reweigh(&ink, 2, 0.3), reweigh(&ink, 2, 0.7)] {
+                    if let Some(features) = Features::of(&variant) {
+                        out.push(Reference { tile, features });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+static BUILT_IN: LazyLock<Vec<Reference>> =
+    LazyLock::new(|| references_from(&built_in_fonts()));
+
+impl Classifier {
+    /// The built-in references.
+    pub fn built_in() -> Classifier {
+        Classifier {
+            references: BUILT_IN.clone(),
+        }
+    }
+
+    /// Only the given references (for tests and measurements).
+    pub fn from_references(references: Vec<Reference>) -> Classifier {
+        Classifier { references }
+    }
+
+    /// The built-in references plus templates learned from a game's own screen, which win
+    /// when they match well.
+    pub fn with_templates(templates: Vec<Reference>) -> Classifier {
+        let mut references = templates;
+        references.extend(BUILT_IN.iter().cloned());
+        Classifier { references }
+    }
+
+    /// The nearest tile among `allowed` (all when empty).
+    pub fn classify(&self, glyph: &Features, allowed: &[u8]) -> Option<Verdict> {
+        let mut best = [f32::INFINITY; 26];
+        for r in &self.references {
+            if !allowed.is_empty() && !allowed.contains(&r.tile) {
+                continue;
+            }
+            let d = glyph.distance(&r.features);
+            let slot = &mut best[r.tile as usize];
+            *slot = slot.min(d);
+        }
+        let mut order: Vec<u8> = (0..26u8)
+            .filter(|&t| best[t as usize].is_finite())
+            .collect();
+        order.sort_by(|&a, &b| best[a as usize].total_cmp(&best[b as usize]));
+        let (&tile, rest) = order.split_first()?;
+        let d1 = best[tile as usize];
+        let (runner_up, d2) = rest
+            .first()
+            .map_or((tile, f32::INFINITY), |&t| (t, best[t as usize]));
+        let confidence = if d2.is_finite() && d2 > 0.0 {
+            ((d2 - d1) / d2).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        Some(Verdict {
+            tile,
+            confidence,
+            runner_up,
+            distance: d1,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reference_font_reads_its_own_letters() {
+        let classifier = Classifier::built_in();
+        for font in built_in_fonts() {
+            for tile in 0..26u8 {
+                for text in spellings(tile) {
+                    let ink = render(&font, &text, 40.0);
+                    let f = Features::of(&ink).expect("ink");
+                    let v = classifier.classify(&f, &[]).expect("verdict");
+                    assert_eq!(v.tile, tile, "{text}: {v:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_map_has_no_features_and_distance_is_zero_to_itself() {
+        assert!(Features::of(&Ink::new(10, 10)).is_none());
+        let font = built_in_fonts().remove(0);
+        let f = Features::of(&render(&font, "R", 30.0)).unwrap();
+        assert!(f.distance(&f).abs() < 1e-4);
+        let g = Features::of(&render(&font, "O", 30.0)).unwrap();
+        assert!(f.distance(&g) > 0.2);
+    }
+
+    #[test]
+    fn a_restricted_choice_stays_inside_it() {
+        let font = built_in_fonts().remove(0);
+        let f = Features::of(&render(&font, "E", 30.0)).unwrap();
+        let v = Classifier::built_in().classify(&f, &[3, 19]).unwrap();
+        assert!(v.tile == 3 || v.tile == 19);
+    }
+}
+
+#[cfg(test)]
+mod explore {
+    use super::*;
+    #[test]
+    fn explore_c() {
+        let Ok(path) = std::env::var("FONT") else { return };
+        let bytes = std::fs::read(path).unwrap();
+        let font = ab_glyph::FontVec::try_from_vec(bytes).unwrap();
+        let f = Features::of(&render(&font, "C", 60.0)).unwrap();
+        eprintln!("test aspect {:.2} profiles {:?}", f.log_aspect.exp(), &f.profiles[32..64].iter().map(|p| (p*100.0) as i32).collect::<Vec<_>>());
+        let fonts = built_in_fonts();
+        for (name, t) in [("C", 2u8), ("O", 14)] {
+            for (k, font) in fonts.iter().enumerate() {
+                let r = Features::of(&render(font, name, 64.0)).unwrap();
+                let dot: f32 = f.cells.iter().zip(&r.cells).map(|(a, b)| a * b).sum();
+                let dp: f32 = f.profiles.iter().zip(&r.profiles).map(|(a, b)| (a - b).abs()).sum::<f32>() / 128.0;
+                eprintln!("{name} font{k} t{t}: d {:.3} dot {dot:.3} dp {dp:.3} aspect {:.2} rp {:?}", f.distance(&r), r.log_aspect.exp(), &r.profiles[32..64].iter().map(|p| (p*100.0) as i32).collect::<Vec<_>>());
+            }
+        }
+    }
+}

@@ -1,0 +1,517 @@
+//! Reading a board off a screen: for each tile of a grid, the main glyph (not the corner value,
+//! not a bonus badge), what letter it is and how sure that is, and the badge's bonus if any.
+//!
+//! A tile is cropped and resampled to at most `WORK` pixels a side. Its face is the most common
+//! lightness; ink is what is darker than the face by at least half of the darkest contrast near
+//! the middle (a path line drawn over a tile is lighter than the face, so it is not ink). The
+//! main glyph is the largest ink region near the middle, joined by the regions level with it (the
+//! "u" of "Qu", pieces of a letter cut by a path line); regions above or below it, such as a
+//! corner value, and regions touching the crop's edge are left out.
+//!
+//! A badge is a strongly coloured region in a corner of the tile (it may stick out of it); its
+//! two letters, lighter than the badge, are read with the same classifier restricted to D or T,
+//! then L or W.
+
+use image::RgbaImage;
+
+use super::glyph::{Classifier, Features, Ink, Verdict};
+use super::grid::Grid;
+use crate::score::Bonus;
+
+/// The largest side a tile is worked at.
+const WORK: usize = 112;
+/// Share of the tile's side that is cropped.
+const CROP: f32 = 0.92;
+/// Faces darker than this (luma) are not tiles in play (a dimmed overlay, a disabled board).
+const MIN_FACE: f32 = 110.0;
+/// Glyphs with less contrast than this against their face are not read.
+const MIN_CONTRAST: f32 = 45.0;
+
+/// One tile as read.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct TileRead {
+    /// 0-25 for A-Z, 16 for Qu.
+    pub tile: u8,
+    /// 0 (a coin toss with `runner_up`) to 1.
+    pub confidence: f32,
+    pub runner_up: u8,
+    pub bonus: Option<Bonus>,
+}
+
+/// Why a screen is not read as a board.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NotABoard {
+    #[error("no 4x4 grid of tiles on this screen")]
+    NoGrid,
+    #[error("the tiles are dimmed (face lightness {0:.0} of 255): an overlay covers the board")]
+    Dimmed(f32),
+}
+
+/// A resampled square crop: luma and colour.
+struct Crop {
+    n: usize,
+    luma: Vec<f32>,
+    rgb: Vec<[f32; 3]>,
+}
+
+/// Box-averages the square of side `side` centred on `c` into at most `WORK` pixels a side.
+fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Crop {
+    let n = (side.round() as usize).clamp(8, work);
+    let (iw, ih) = (img.width() as i64, img.height() as i64);
+    let x0 = c.0 - side / 2.0;
+    let y0 = c.1 - side / 2.0;
+    let step = side / n as f32;
+    let raw = img.as_raw();
+    let mut luma = vec![0.0; n * n];
+    let mut rgb = vec![[0.0; 3]; n * n];
+    for j in 0..n {
+        let sy0 = (y0 + j as f32 * step).floor() as i64;
+        let sy1 = ((y0 + (j + 1) as f32 * step).floor() as i64).max(sy0 + 1);
+        for i in 0..n {
+            let sx0 = (x0 + i as f32 * step).floor() as i64;
+            let sx1 = ((x0 + (i + 1) as f32 * step).floor() as i64).max(sx0 + 1);
+            let mut sum = [0u32; 3];
+            let mut k = 0u32;
+            for y in sy0.max(0)..sy1.min(ih) {
+                for x in sx0.max(0)..sx1.min(iw) {
+                    let p = ((y * iw + x) * 4) as usize;
+                    for ch in 0..3 {
+                        sum[ch] += u32::from(raw[p + ch]);
+                    }
+                    k += 1;
+                }
+            }
+            let px = if k == 0 {
+                [0.0; 3]
+            } else {
+                sum.map(|s| s as f32 / k as f32)
+            };
+            rgb[j * n + i] = px;
+            luma[j * n + i] = 0.299 * px[0] + 0.587 * px[1] + 0.114 * px[2];
+        }
+    }
+    Crop { n, luma, rgb }
+}
+
+/// The most common lightness (histogram mode, smoothed over 9 levels).
+fn face_luma(crop: &Crop) -> f32 {
+    let mut hist = [0u32; 256];
+    for &l in &crop.luma {
+        hist[l.round().clamp(0.0, 255.0) as usize] += 1;
+    }
+    let smooth = |i: usize| -> u32 { hist[i.saturating_sub(4)..=(i + 4).min(255)].iter().sum() };
+    (0..256).max_by_key(|&i| smooth(i)).unwrap_or(0) as f32
+}
+
+/// A connected region of a mask.
+#[derive(Clone, Copy, Debug)]
+struct Region {
+    id: u32,
+    count: usize,
+    x0: usize,
+    y0: usize,
+    x1: usize,
+    y1: usize,
+    edge: bool,
+}
+
+impl Region {
+    fn cx(&self) -> f32 {
+        (self.x0 + self.x1) as f32 / 2.0
+    }
+    fn cy(&self) -> f32 {
+        (self.y0 + self.y1) as f32 / 2.0
+    }
+}
+
+/// 8-connected regions of `mask` (n x n); labels written into `labels` (0 = none).
+fn regions(mask: &[bool], n: usize, labels: &mut Vec<u32>) -> Vec<Region> {
+    labels.clear();
+    labels.resize(n * n, 0);
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    for start in 0..n * n {
+        if !mask[start] || labels[start] != 0 {
+            continue;
+        }
+        let id = out.len() as u32 + 1;
+        labels[start] = id;
+        stack.push(start);
+        let mut r = Region {
+            id,
+            count: 0,
+            x0: usize::MAX,
+            y0: usize::MAX,
+            x1: 0,
+            y1: 0,
+            edge: false,
+        };
+        while let Some(p) = stack.pop() {
+            let (x, y) = (p % n, p / n);
+            r.count += 1;
+            r.x0 = r.x0.min(x);
+            r.y0 = r.y0.min(y);
+            r.x1 = r.x1.max(x + 1);
+            r.y1 = r.y1.max(y + 1);
+            r.edge |= x == 0 || y == 0 || x + 1 == n || y + 1 == n;
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                    if nx < 0 || ny < 0 || nx >= n as i64 || ny >= n as i64 {
+                        continue;
+                    }
+                    let q = ny as usize * n + nx as usize;
+                    if mask[q] && labels[q] == 0 {
+                        labels[q] = id;
+                        stack.push(q);
+                    }
+                }
+            }
+        }
+        out.push(r);
+    }
+    out
+}
+
+/// The main glyph of a tile as an ink map, and the tile's face lightness.
+pub struct TileGlyph {
+    pub face: f32,
+    pub ink: Option<Ink>,
+}
+
+/// Isolates the main glyph of the tile centred on `c`.
+pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
+    let crop = crop(img, c, tile * CROP, WORK);
+    let n = crop.n;
+    let face = face_luma(&crop);
+    // The darkest ink near the middle (3rd percentile of the central 60%).
+    let mut middle: Vec<f32> = Vec::new();
+    let (m0, m1) = (n / 5, n - n / 5);
+    for y in m0..m1 {
+        for x in m0..m1 {
+            middle.push(crop.luma[y * n + x]);
+        }
+    }
+    middle.sort_by(f32::total_cmp);
+    let dark = middle[middle.len() * 3 / 100];
+    let contrast = face - dark;
+    if contrast < MIN_CONTRAST {
+        return TileGlyph { face, ink: None };
+    }
+    let amount = |l: f32| ((face - l) / contrast).clamp(0.0, 1.0);
+    // Ink amount per pixel, seen through a light veil where there is one.
+    let mut ink_of: Vec<f32> = crop.luma.iter().map(|&l| amount(l)).collect();
+    unveil(&crop, face, &amount, &mut ink_of);
+    let mask: Vec<bool> = ink_of.iter().map(|&a| a >= 0.5).collect();
+    let mut labels = Vec::new();
+    let found = regions(&mask, n, &mut labels);
+    let nf = n as f32;
+    let near_middle =
+        |r: &Region| (r.cx() - nf / 2.0).abs() < nf * 0.25 && (r.cy() - nf / 2.0).abs() < nf * 0.25;
+    let Some(main) = found
+        .iter()
+        .filter(|r| !r.edge && near_middle(r))
+        .max_by_key(|r| r.count)
+        .copied()
+    else {
+        return TileGlyph { face, ink: None };
+    };
+    if ((main.y1 - main.y0) as f32) < nf * 0.15 {
+        return TileGlyph { face, ink: None };
+    }
+    // The rest of the glyph: regions in the middle of the tile that reach below the top fifth
+    // of the main region (a corner value sits above it), or level with it (the u of Qu).
+    let main_h = (main.y1 - main.y0) as f32;
+    let keep: Vec<u32> = found
+        .iter()
+        .filter(|r| {
+            let central = (r.cx() - nf / 2.0).abs() < nf * 0.3 && (r.cy() - nf / 2.0).abs() < nf * 0.3;
+            let level = r.cy() >= main.y0 as f32 && r.cy() <= main.y1 as f32;
+            r.id == main.id
+                || (!r.edge
+                    && r.count * 50 >= main.count
+                    && r.y1 as f32 > main.y0 as f32 + main_h * 0.2
+                    && (central || level)
+                    && r.cx() > nf * 0.08
+                    && r.cx() < nf * 0.92)
+        })
+        .map(|r| r.id)
+        .collect();
+    let mut ink = Ink::new(n, n);
+    for (i, &l) in labels.iter().enumerate() {
+        if l != 0 && keep.contains(&l) {
+            ink.v[i] = ink_of[i];
+        }
+    }
+    TileGlyph {
+        face,
+        ink: Some(ink),
+    }
+}
+
+/// Where a light translucent veil (the white line a game draws along a traced path) lies over
+/// the tile, the ink under it: the veil's opacity comes from how much it lightens the face
+/// (taken to be white), the pixels under it are unblended, and thin slivers (its antialiased
+/// edges, which unblend to false ink) are opened away.
+fn unveil(crop: &Crop, face: f32, amount: &dyn Fn(f32) -> f32, ink_of: &mut [f32]) {
+    let n = crop.n;
+    let clear = (face + 20.0).min(250.0);
+    let mut hist = [0u32; 256];
+    let mut count = 0;
+    for &l in &crop.luma {
+        if l > clear {
+            hist[l.round().min(255.0) as usize] += 1;
+            count += 1;
+        }
+    }
+    if count * 30 < n * n {
+        return;
+    }
+    let veil = (0..256).max_by_key(|&i| hist[i]).unwrap_or(255) as f32;
+    let alpha = (veil - face) / (255.0 - face);
+    if !(0.2..0.95).contains(&alpha) {
+        return;
+    }
+    let under: Vec<bool> = crop
+        .luma
+        .iter()
+        .map(|&l| l > face + 6.0 && amount((l - alpha * 255.0) / (1.0 - alpha)) >= 0.5)
+        .collect();
+    let step = |src: &[bool], all: bool| -> Vec<bool> {
+        (0..n * n)
+            .map(|p| {
+                let (x, y) = ((p % n) as i64, (p / n) as i64);
+                let mut hits = 0;
+                for (dx, dy) in [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)] {
+                    let (nx, ny) = (x + dx, y + dy);
+                    if nx >= 0 && ny >= 0 && nx < n as i64 && ny < n as i64 && src[ny as usize * n + nx as usize] {
+                        hits += 1;
+                    }
+                }
+                if all { hits == 5 } else { hits > 0 }
+            })
+            .collect()
+    };
+    let opened = step(&step(&step(&step(&under, true), true), false), false);
+    for (p, &o) in opened.iter().enumerate() {
+        if o && under[p] {
+            let l = crop.luma[p];
+            ink_of[p] = amount((l - alpha * 255.0) / (1.0 - alpha));
+        }
+    }
+}
+
+/// Looks for a bonus badge at the corners of the tile centred on `c` and reads its letters.
+pub fn tile_badge(
+    img: &RgbaImage,
+    c: (f32, f32),
+    tile: f32,
+    classifier: &Classifier,
+) -> Option<Bonus> {
+    // A wider crop: badges may stick out of the tile.
+    let side = tile * 1.2;
+    let crop = crop(img, c, side, 160);
+    let n = crop.n;
+    let chroma = |p: [f32; 3]| {
+        let max = p[0].max(p[1]).max(p[2]);
+        let min = p[0].min(p[1]).min(p[2]);
+        max - min
+    };
+    // The face's colour (the median of the tile's middle, per channel) and the colour
+    // around the tile (the median of the crop's border).
+    let median = |mut v: Vec<[f32; 3]>| -> [f32; 3] {
+        let mut out = [0.0; 3];
+        for (ch, o) in out.iter_mut().enumerate() {
+            v.sort_by(|a, b| a[ch].total_cmp(&b[ch]));
+            *o = v[v.len() / 2][ch];
+        }
+        out
+    };
+    let mut mid = Vec::new();
+    let mut border = Vec::new();
+    for y in 0..n {
+        for x in 0..n {
+            let p = crop.rgb[y * n + x];
+            if (n * 2 / 5..n * 3 / 5).contains(&x) && (n * 2 / 5..n * 3 / 5).contains(&y) {
+                mid.push(p);
+            }
+            if x == 0 || y == 0 || x + 1 == n || y + 1 == n {
+                border.push(p);
+            }
+        }
+    }
+    let face = median(mid);
+    let around = median(border);
+    let far = |p: [f32; 3], q: [f32; 3]| {
+        (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>().sqrt() > 70.0
+    };
+    // Badge colour: vivid, unlike the face and unlike what surrounds the tile.
+    let mask: Vec<bool> = crop
+        .rgb
+        .iter()
+        .map(|&p| chroma(p) > 50.0 && far(p, face) && far(p, around))
+        .collect();
+    let mut labels = Vec::new();
+    let found = regions(&mask, n, &mut labels);
+    let nf = n as f32;
+    // A badge: a sizeable coloured region whose centre lies in a corner quarter of the tile.
+    let badge = found
+        .iter()
+        .filter(|r| {
+            let (w, h) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
+            let corner = (r.cx() < nf * 0.38 || r.cx() > nf * 0.62)
+                && (r.cy() < nf * 0.38 || r.cy() > nf * 0.62);
+            corner
+                && w > nf * 0.12
+                && h > nf * 0.08
+                && w < nf * 0.5
+                && h < nf * 0.5
+                && r.count as f32 > 0.4 * w * h
+        })
+        .max_by_key(|r| r.count)?;
+    // Its letters: light pixels inside the badge's box that the badge surrounds.
+    let (bx0, by0, bx1, by1) = (badge.x0, badge.y0, badge.x1, badge.y1);
+    let mut colour = [0.0f32; 3];
+    let mut k = 0.0;
+    for y in by0..by1 {
+        for x in bx0..bx1 {
+            if labels[y * n + x] == badge.id {
+                let p = crop.rgb[y * n + x];
+                for ch in 0..3 {
+                    colour[ch] += p[ch];
+                }
+                k += 1.0;
+            }
+        }
+    }
+    let badge_luma = (0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]) / k;
+    let (bw, bh) = (bx1 - bx0, by1 - by0);
+    let mut text = vec![false; bw * bh];
+    for y in by0..by1 {
+        for x in bx0..bx1 {
+            let l = crop.luma[y * n + x];
+            text[(y - by0) * bw + (x - bx0)] = labels[y * n + x] != badge.id && l > badge_luma + 60.0;
+        }
+    }
+    // The two largest light regions of the box, not touching its edge, left to right.
+    let square = bw.max(bh);
+    let mut padded = vec![false; square * square];
+    for y in 0..bh {
+        for x in 0..bw {
+            padded[y * square + x] = text[y * bw + x];
+        }
+    }
+    let mut tl = Vec::new();
+    let mut letters: Vec<Region> = regions(&padded, square, &mut tl)
+        .into_iter()
+        .filter(|r| {
+            !(r.x0 == 0 || r.y0 == 0 || r.x1 >= bw || r.y1 >= bh)
+                && (r.y1 - r.y0) as f32 >= bh as f32 * 0.2
+        })
+        .collect();
+    letters.sort_by_key(|r| std::cmp::Reverse(r.count));
+    letters.truncate(2);
+    letters.sort_by_key(|r| r.x0);
+    let [first, second] = letters.as_slice() else {
+        return None;
+    };
+    let read = |r: &Region, allowed: &[u8]| -> Option<u8> {
+        let mut ink = Ink::new(square, square);
+        for (i, &l) in tl.iter().enumerate() {
+            if l == r.id {
+                ink.v[i] = 1.0;
+            }
+        }
+        let f = Features::of(&ink)?;
+        classifier.classify(&f, allowed).map(|v| v.tile)
+    };
+    const D: u8 = 3;
+    const L: u8 = 11;
+    const T: u8 = 19;
+    const W: u8 = 22;
+    match (read(first, &[D, T])?, read(second, &[L, W])?) {
+        (D, L) => Some(Bonus::DL),
+        (T, L) => Some(Bonus::TL),
+        (D, W) => Some(Bonus::DW),
+        _ => Some(Bonus::TW),
+    }
+}
+
+/// A board read off a screen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reading {
+    pub grid: Grid,
+    /// Row-major.
+    pub tiles: Vec<TileRead>,
+}
+
+/// Confidence below which a tile is not trusted.
+pub const SURE: f32 = 0.15;
+
+impl Reading {
+    /// True when every tile is read with at least `SURE` confidence.
+    pub fn sure(&self) -> bool {
+        self.tiles.iter().all(|t| t.confidence >= SURE)
+    }
+
+    /// The board read (`Board::from_tiles` of the tiles).
+    pub fn board(&self) -> crate::board::Board {
+        let tiles: Vec<u8> = self.tiles.iter().map(|t| t.tile).collect();
+        crate::board::Board::from_tiles(&tiles).expect("16 tiles in range")
+    }
+}
+
+/// Reads the board on `img`: in `grid` when given (a profile's), else in the grid found.
+pub fn read(
+    img: &RgbaImage,
+    grid: Option<&Grid>,
+    classifier: &Classifier,
+) -> Result<Reading, NotABoard> {
+    let grid = match grid {
+        Some(g) => g.clone(),
+        None => super::grid::find(img).ok_or(NotABoard::NoGrid)?,
+    };
+    let tiles = read_tiles(img, &grid, classifier)?;
+    Ok(Reading { grid, tiles })
+}
+
+/// Reads each tile of `grid` on `img`.
+fn read_tiles(
+    img: &RgbaImage,
+    grid: &Grid,
+    classifier: &Classifier,
+) -> Result<Vec<TileRead>, NotABoard> {    let mut out = Vec::with_capacity(16);
+    let mut faces = Vec::with_capacity(16);
+    for &c in &grid.centres {
+        let glyph = tile_glyph(img, c, grid.tile);
+        faces.push(glyph.face);
+        let verdict = glyph
+            .ink
+            .as_ref()
+            .and_then(Features::of)
+            .and_then(|f| classifier.classify(&f, &[]));
+        let Verdict {
+            tile,
+            confidence,
+            runner_up,
+            ..
+        } = verdict.unwrap_or(Verdict {
+            tile: 0,
+            confidence: 0.0,
+            runner_up: 0,
+            distance: f32::INFINITY,
+        });
+        out.push(TileRead {
+            tile,
+            confidence,
+            runner_up,
+            bonus: tile_badge(img, c, grid.tile, classifier),
+        });
+    }
+    faces.sort_by(f32::total_cmp);
+    let median = faces[faces.len() / 2];
+    if median < MIN_FACE {
+        return Err(NotABoard::Dimmed(median));
+    }
+    Ok(out)
+}
