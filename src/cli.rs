@@ -53,6 +53,25 @@ pub enum Command {
     /// The board is typed with --board, or asked for on the terminal. Reading it from the
     /// screen comes with the vision work.
     Play(PlayArgs),
+    /// Read the board on a screenshot (PNG, JPEG or a raw `screencap` dump): the 16 tiles with
+    /// their confidence, the bonus badges, and where the grid is. Exit code 3 when the screen
+    /// is not a board or a tile is not read surely.
+    Read(ReadArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReadArgs {
+    /// The screenshot.
+    pub image: PathBuf,
+    /// Use this device profile's grid instead of searching for one (as `play --device`).
+    #[arg(long, value_name = "NAME", conflicts_with = "profile")]
+    pub device: Option<String>,
+    /// Use this profile file's grid.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -228,6 +247,17 @@ pub struct SolveArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
+    /// What to measure: the solver (default), or the board reader on a seeded corpus of
+    /// screens drawn in typefaces it has no references for.
+    #[arg(value_enum, default_value_t = BenchWhat::Solve)]
+    pub what: BenchWhat,
+    /// Screens in the vision corpus.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..))]
+    pub screens: u64,
+    /// Where the vision corpus's typefaces are looked for (see `vision/corpus.rs` for the
+    /// Debian packages that hold them).
+    #[arg(long, value_name = "DIR", default_value = "/usr/share/fonts")]
+    pub fonts: PathBuf,
     /// Board set: uniform letters, New Boggle dice rolls, or boards near a near-optimal one.
     #[arg(long, value_enum, default_value_t = SetArg::All)]
     pub set: SetArg,
@@ -249,6 +279,12 @@ pub struct BenchArgs {
     pub json: bool,
     #[command(flatten)]
     pub dict: DictArgs,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum BenchWhat {
+    Solve,
+    Vision,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -656,21 +692,30 @@ async fn solve_and_play(
     })
 }
 
-pub fn play(args: PlayArgs) -> anyhow::Result<()> {
-    use scramblebot::phone::{Phone, ServerOptions};
+/// The profile named by `--device NAME` or `--profile FILE`, if either is given.
+fn chosen_profile(
+    device: Option<&str>,
+    file: Option<&std::path::Path>,
+) -> anyhow::Result<Option<scramblebot::profile::Profile>> {
     use scramblebot::profile::Profile;
-    let profile = match (&args.device, &args.profile) {
-        (_, Some(path)) => Profile::load(path).map_err(bad)?,
+    Ok(match (device, file) {
+        (_, Some(path)) => Some(Profile::load(path).map_err(bad)?),
         (Some(name), None) => {
             let cwd = std::env::current_dir()?;
             let config = std::env::var_os("XDG_CONFIG_HOME")
                 .map(PathBuf::from)
                 .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
                 .map(|d| d.join("scramblebot"));
-            Profile::find(name, &cwd, config.as_deref()).map_err(bad)?
+            Some(Profile::find(name, &cwd, config.as_deref()).map_err(bad)?)
         }
-        (None, None) => unreachable!("clap requires one"),
-    };
+        (None, None) => None,
+    })
+}
+
+pub fn play(args: PlayArgs) -> anyhow::Result<()> {
+    use scramblebot::phone::{Phone, ServerOptions};
+    let profile = chosen_profile(args.device.as_deref(), args.profile.as_deref())?
+        .expect("clap requires --device or --profile");
     let opts = ServerOptions {
         server: ipv4("-H", &args.host, Some(args.port))?,
         serial: args.serial.clone(),
@@ -748,6 +793,11 @@ fn failed(outcome: &scramblebot::play::RoundOutcome) -> anyhow::Result<()> {
 #[derive(Debug, thiserror::Error)]
 #[error("stopped by the user; the finger is lifted")]
 pub struct Interrupted;
+
+/// The screen is not a board, or not surely read (exit code 3).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NotSure(pub String);
 
 /// A user's mistake in what they typed (exit code 2), as opposed to a failure (exit code 1).
 #[derive(Debug, thiserror::Error)]
@@ -898,6 +948,9 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<()> {
 }
 
 pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    if let BenchWhat::Vision = args.what {
+        return bench_vision(&args);
+    }
     let dict = load_dictionary(&args.dict)?;
     let rules = Rules::boggle();
     let structure = match args.structure {
@@ -971,5 +1024,193 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     if reference.is_some() && !args.json {
         writeln!(out, "answers identical to the trie's on every set")?;
     }
+    Ok(())
+}
+
+pub fn read(args: ReadArgs) -> anyhow::Result<()> {
+    use scramblebot::vision::{self, glyph::Classifier, grid::Grid, read};
+    let profile = chosen_profile(args.device.as_deref(), args.profile.as_deref())?;
+    let bytes = std::fs::read(&args.image)
+        .with_context(|| format!("cannot read {}", args.image.display()))
+        .map_err(BadInput)?;
+    let img = vision::decode(&bytes)
+        .with_context(|| args.image.display().to_string())
+        .map_err(BadInput)?;
+    let grid = match &profile {
+        Some(p) => {
+            anyhow::ensure!(
+                (p.width, p.height) == (img.width(), img.height()),
+                BadInput(anyhow::anyhow!(
+                    "the profile {} is for a {}x{} screen, the image is {}x{}",
+                    p.name,
+                    p.width,
+                    p.height,
+                    img.width(),
+                    img.height()
+                ))
+            );
+            Some(Grid::from_centres(p.centres, p.tile))
+        }
+        None => None,
+    };
+    let classifier = Classifier::built_in();
+    let started = std::time::Instant::now();
+    let result = read::read(&img, grid.as_ref(), &classifier);
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    let reading = match result {
+        Ok(r) => r,
+        Err(e) => {
+            if args.json {
+                let v = serde_json::json!({"image": args.image, "board": null, "refused": e.to_string(), "ms": ms});
+                println!("{v}");
+            }
+            return Err(NotSure(format!("{}: {e}", args.image.display())).into());
+        }
+    };
+    let board = reading.board();
+    if args.json {
+        let tiles: Vec<serde_json::Value> = reading
+            .tiles
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "tile": tile_name(t.tile),
+                    "confidence": t.confidence,
+                    "runner_up": tile_name(t.runner_up),
+                    "bonus": t.bonus,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "image": args.image,
+            "board": board.to_string(),
+            "sure": reading.sure(),
+            "tiles": tiles,
+            "grid": {
+                "centres": reading.grid.centres,
+                "pitch": reading.grid.pitch,
+                "tile": reading.grid.tile,
+                "tiles_seen": reading.grid.seen,
+                "from_profile": profile.as_ref().map(|p| p.name.clone()),
+            },
+            "ms": ms,
+        });
+        println!("{v}");
+    } else {
+        let mut out = std::io::stdout().lock();
+        for (i, t) in reading.tiles.iter().enumerate() {
+            let name = tile_name(t.tile);
+            let bonus = t.bonus.map(|b| format!(" {b:?}")).unwrap_or_default();
+            let flag = if t.confidence < read::SURE { "?" } else { " " };
+            write!(
+                out,
+                "{name:>3}{flag}{:>4.0}%{bonus:<4}",
+                t.confidence * 100.0
+            )?;
+            if i % 4 == 3 {
+                writeln!(out)?;
+            } else {
+                write!(out, "  ")?;
+            }
+        }
+        let g = &reading.grid;
+        writeln!(
+            out,
+            "board {board}; grid: first centre ({:.0}, {:.0}), pitch {:.1} x {:.1}, tile {:.0} px, {}; read in {ms:.1} ms",
+            g.centres[0].0,
+            g.centres[0].1,
+            g.pitch.0,
+            g.pitch.1,
+            g.tile,
+            match &profile {
+                Some(p) => format!("from profile {}", p.name),
+                None => format!("found ({} of 16 tiles seen)", g.seen),
+            }
+        )?;
+    }
+    if !reading.sure() {
+        let unsure: Vec<String> = reading
+            .tiles
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.confidence < read::SURE)
+            .map(|(i, t)| {
+                format!(
+                    "row {} col {}: {} or {}",
+                    i / 4 + 1,
+                    i % 4 + 1,
+                    tile_name(t.tile),
+                    tile_name(t.runner_up)
+                )
+            })
+            .collect();
+        return Err(NotSure(format!("not sure of {}", unsure.join("; "))).into());
+    }
+    Ok(())
+}
+
+fn bench_vision(args: &BenchArgs) -> anyhow::Result<()> {
+    use scramblebot::vision::{corpus, glyph::Classifier};
+    let faces = corpus::load_faces(&args.fonts);
+    anyhow::ensure!(
+        !faces.is_empty(),
+        BadInput(anyhow::anyhow!(
+            "none of the corpus typefaces ({}) under {}; on Debian: apt-get install fonts-liberation2 fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-urw-base35 fonts-freefont-ttf fonts-cantarell fonts-croscore fonts-inter",
+            corpus::UNSEEN_FACES.join(", "),
+            args.fonts.display()
+        ))
+    );
+    let seed = args.seed.unwrap_or(1);
+    let classifier = Classifier::built_in();
+    let bar = if args.json || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(args.screens)
+    };
+    let r = corpus::measure(&faces, seed, args.screens, &classifier, |i| {
+        bar.set_position(i)
+    });
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string(&r)?);
+        return Ok(());
+    }
+    let mut out = std::io::stdout().lock();
+    for m in &r.misreads {
+        writeln!(out, "  {m}")?;
+    }
+    writeln!(
+        out,
+        "vision corpus seed {seed}: {} screens in {} typefaces ({})",
+        r.screens,
+        r.faces.len(),
+        r.faces.join(", ")
+    )?;
+    writeln!(
+        out,
+        "tiles read right {}/{} ({:.2}%); boards exactly {}/{} ({:.2}%), of them sure {}; wrong but sure {}; refused {}",
+        r.tiles_right,
+        r.tiles,
+        r.tile_accuracy() * 100.0,
+        r.boards_exact,
+        r.boards,
+        r.board_accuracy() * 100.0,
+        r.boards_exact_sure,
+        r.boards_wrong_sure,
+        r.boards_refused
+    )?;
+    writeln!(
+        out,
+        "Qu {}/{}; bonuses {}/{} (phantom {}); not a board refused {}/{}; read time mean {:.1} ms, max {:.1} ms",
+        r.qu_right,
+        r.qu_tiles,
+        r.bonuses_right,
+        r.bonuses,
+        r.bonuses_phantom,
+        r.non_boards_refused,
+        r.non_boards,
+        r.mean_read_ms,
+        r.max_read_ms
+    )?;
     Ok(())
 }

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         cli::Command::Sim(a) => cli::sim(a),
         cli::Command::Demo(a) => cli::demo(a),
         cli::Command::Play(a) => cli::play(a),
+        cli::Command::Read(a) => cli::read(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -43,6 +44,10 @@ fn main() -> ExitCode {
             if err.is::<cli::Interrupted>() {
                 eprintln!("{err}");
                 return ExitCode::from(130);
+            }
+            if err.is::<cli::NotSure>() {
+                eprintln!("{err}");
+                return ExitCode::from(3);
             }
             eprintln!("error: {err:#}");
             if err.is::<cli::BadInput>() {

@@ -800,3 +800,47 @@ fn ctrl_c_stops_play_between_samples_and_lifts_the_finger() {
         assert!(server.adb(&["disconnect", &addr]).status.success());
     }
 }
+
+#[test]
+fn read_tells_the_board_on_a_screenshot_and_exits_3_when_there_is_none() {
+    use scramblebot::sim::{Model, Sim, SimConfig};
+    let sim = Sim::start(
+        "127.0.0.1:0".parse().unwrap(),
+        SimConfig {
+            model: Model::Pixel,
+            ..SimConfig::default()
+        },
+    )
+    .unwrap();
+    let want = sim.device().game().board().to_string();
+    let dir = std::env::temp_dir().join(format!("scramblebot-read-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("round.png");
+    sim.device().screenshot().save(&png).unwrap();
+    let out = scramblebot(&["read", png.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["board"], want);
+    assert_eq!(v["sure"], true);
+    assert_eq!(v["grid"]["tiles_seen"], 16);
+    // With the model's profile, the grid comes from it.
+    let out = scramblebot(&["read", png.to_str().unwrap(), "--device", "pixel"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(&format!("board {want}; grid: first centre")));
+    assert!(text(&out.stdout).contains("from profile pixel"));
+    // A profile for another screen size is a mistake of the user's.
+    let out = scramblebot(&["read", png.to_str().unwrap(), "--device", "nexus7"]);
+    fails_with(&out, 2, "is for a 800x1280 screen", "wrong profile");
+    // A screen without a board: exit 3.
+    let blank = dir.join("blank.png");
+    image::RgbaImage::from_pixel(720, 1280, image::Rgba([30, 30, 60, 255]))
+        .save(&blank)
+        .unwrap();
+    let out = scramblebot(&["read", blank.to_str().unwrap()]);
+    fails_with(&out, 3, "no 4x4 grid", "blank screen");
+    // Not an image at all: bad input.
+    let junk = temp_file("junk.png", b"hello");
+    let out = scramblebot(&["read", junk.to_str().unwrap()]);
+    fails_with(&out, 2, "not an image", "junk");
+    std::fs::remove_dir_all(&dir).ok();
+}

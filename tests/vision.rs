@@ -1,8 +1,10 @@
 //! The board reader on screens it was not made for: real captures of three cousin games (from
 //! ../shared/screens, skipped when absent) and the virtual phone's screens, all models.
 
+use scramblebot::board::tile_name;
 use scramblebot::sim::{Model, Sim, SimConfig};
-use scramblebot::vision::{self, grid};
+use scramblebot::vision::glyph::Classifier;
+use scramblebot::vision::{self, corpus, grid, read};
 
 /// Tile centres measured by eye on a downscaled view of the capture (good to a few pixels):
 /// column x and row y, in the capture's pixels.
@@ -112,4 +114,105 @@ fn screens_without_a_board_have_no_grid() {
     )
     .unwrap();
     assert_eq!(grid::find(&sim.device().screenshot()), None);
+}
+
+/// The boards of the captures, rows top first (../shared/screens/README.md).
+const CAPTURE_BOARDS: [&str; 3] = [
+    "OSES/SHEM/AYAR/TNNS",
+    "AYTS/SDHC/OOEA/EYLG",
+    "HOTG/NUSG/ADKX/JULY",
+];
+
+#[test]
+fn the_letters_are_read_on_real_captures_of_other_games() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/screens");
+    if !dir.is_dir() {
+        eprintln!(
+            "note: {} is absent; skipping the real captures",
+            dir.display()
+        );
+        return;
+    }
+    let classifier = Classifier::built_in();
+    for (cap, want) in CAPTURES.iter().zip(CAPTURE_BOARDS) {
+        let img = vision::decode(&std::fs::read(dir.join(cap.file)).unwrap()).unwrap();
+        let reading = read::read(&img, None, &classifier).unwrap();
+        let seen: Vec<String> = reading
+            .tiles
+            .iter()
+            .map(|t| format!("{}{:.2}{:?}", tile_name(t.tile), t.confidence, t.bonus))
+            .collect();
+        eprintln!("{}: {}", cap.file, seen.join(" "));
+        assert_eq!(reading.board().to_string(), want, "{}", cap.file);
+    }
+}
+
+#[test]
+fn every_virtual_phone_board_is_read_exactly_and_surely() {
+    for model in [Model::Nexus7, Model::Pixel, Model::Small] {
+        for seed in [1, 2, 3] {
+            let sim = Sim::start(
+                "127.0.0.1:0".parse().unwrap(),
+                SimConfig {
+                    model,
+                    game: scramblebot::sim::game::GameConfig {
+                        seed,
+                        ..Default::default()
+                    },
+                    ..SimConfig::default()
+                },
+            )
+            .unwrap();
+            let img = sim.device().screenshot();
+            let want = sim.device().game().board().to_string();
+            let reading = read::read(&img, None, &Classifier::built_in()).unwrap();
+            assert_eq!(
+                reading.board().to_string(),
+                want,
+                "{} seed {seed}",
+                model.name()
+            );
+            assert!(reading.sure(), "{} seed {seed}: {reading:?}", model.name());
+        }
+    }
+}
+
+#[test]
+fn the_reader_on_typefaces_it_has_no_references_for() {
+    let dir = std::path::Path::new("/usr/share/fonts");
+    let faces = corpus::load_faces(dir);
+    if faces.len() < 8 {
+        assert!(
+            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
+            "only {} of the corpus typefaces under {}",
+            faces.len(),
+            dir.display()
+        );
+        eprintln!(
+            "note: install the fonts listed in vision/corpus.rs to measure the reader; skipping"
+        );
+        return;
+    }
+    let r = corpus::measure(&faces, 7, 48, &Classifier::built_in(), |_| {});
+    for m in &r.misreads {
+        eprintln!("{m}");
+    }
+    eprintln!(
+        "tiles {:.4} boards {:.4} sure-wrong {} refused {}/{}",
+        r.tile_accuracy(),
+        r.board_accuracy(),
+        r.boards_wrong_sure,
+        r.non_boards_refused,
+        r.non_boards
+    );
+    assert_eq!(
+        r.non_boards_refused, r.non_boards,
+        "a screen without a board was read"
+    );
+    assert_eq!(r.boards_wrong_sure, 0, "a wrong board was read as sure");
+    // Refusing a board is safe (play asks for the letters); these floors are what the reader
+    // holds today on this corpus (94.1% of tiles, 89.2% of boards with seed 7), a guard against
+    // regressions: the targets (99.5% and 97%) are not met yet (see README).
+    assert!(r.tile_accuracy() >= 0.93, "{:.4}", r.tile_accuracy());
+    assert!(r.board_accuracy() >= 0.85, "{:.4}", r.board_accuracy());
 }

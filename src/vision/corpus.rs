@@ -52,10 +52,7 @@ pub fn load_faces(dir: &Path) -> Vec<Face> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("ttf" | "otf")
-            ) {
+            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("ttf" | "otf")) {
                 files.push(p);
             }
         }
@@ -335,9 +332,22 @@ fn draw_board(
     for i in 0..16 {
         let (r, c) = (i / 4, i % 4);
         let (cx, cy) = (x0 + pitch * c as f32, y0 + pitch * r as f32);
-        let (tx0, ty0, tx1, ty1) = (cx - tile / 2.0, cy - tile / 2.0, cx + tile / 2.0, cy + tile / 2.0);
+        let (tx0, ty0, tx1, ty1) = (
+            cx - tile / 2.0,
+            cy - tile / 2.0,
+            cx + tile / 2.0,
+            cy + tile / 2.0,
+        );
         if let Some(s) = shadow {
-            rounded(img, tx0, ty0 + tile * 0.05, tx1, ty1 + tile * 0.05, radius, s);
+            rounded(
+                img,
+                tx0,
+                ty0 + tile * 0.05,
+                tx1,
+                ty1 + tile * 0.05,
+                radius,
+                s,
+            );
         }
         let fc = if highlighted.contains(&i) {
             highlight
@@ -433,9 +443,33 @@ fn header(img: &mut RgbaImage, rng: &mut Rng, faces: &[Face]) {
     let (w, h) = (img.width() as f32, img.height() as f32);
     let font = &faces[rng.below(faces.len())].font;
     let light = colour(rng, 180.0, 256.0);
-    text_centred(img, font, &gibberish(rng, 4), w * 0.2, h * 0.08, w * 0.07, light);
-    text_centred(img, font, &format!("{}:{:02}", rng.below(3), rng.below(60)), w * 0.5, h * 0.08, w * 0.09, light);
-    text_centred(img, font, &gibberish(rng, 3), w * 0.8, h * 0.08, w * 0.07, light);
+    text_centred(
+        img,
+        font,
+        &gibberish(rng, 4),
+        w * 0.2,
+        h * 0.08,
+        w * 0.07,
+        light,
+    );
+    text_centred(
+        img,
+        font,
+        &format!("{}:{:02}", rng.below(3), rng.below(60)),
+        w * 0.5,
+        h * 0.08,
+        w * 0.09,
+        light,
+    );
+    text_centred(
+        img,
+        font,
+        &gibberish(rng, 3),
+        w * 0.8,
+        h * 0.08,
+        w * 0.07,
+        light,
+    );
 }
 
 /// Generates sample `index` of the corpus with `seed`: about one in six is not a board.
@@ -453,12 +487,36 @@ pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
             notes.push("menu".into());
             let font = &faces[rng.below(faces.len())].font;
             let (wf, hf) = (w as f32, h as f32);
-            text_centred(&mut img, font, &gibberish(&mut rng, 8), wf / 2.0, hf * 0.15, wf * 0.09, Rgba([255, 255, 255, 255]));
+            text_centred(
+                &mut img,
+                font,
+                &gibberish(&mut rng, 8),
+                wf / 2.0,
+                hf * 0.15,
+                wf * 0.09,
+                Rgba([255, 255, 255, 255]),
+            );
             let c = colour(&mut rng, 150.0, 250.0);
             for i in 0..4 {
                 let y = hf * (0.35 + 0.12 * i as f32);
-                rounded(&mut img, wf * 0.15, y, wf * 0.85, y + hf * 0.08, hf * 0.02, c);
-                text_centred(&mut img, font, &gibberish(&mut rng, 6), wf / 2.0, y + hf * 0.04, wf * 0.06, Rgba([20, 20, 20, 255]));
+                rounded(
+                    &mut img,
+                    wf * 0.15,
+                    y,
+                    wf * 0.85,
+                    y + hf * 0.08,
+                    hf * 0.02,
+                    c,
+                );
+                text_centred(
+                    &mut img,
+                    font,
+                    &gibberish(&mut rng, 6),
+                    wf / 2.0,
+                    y + hf * 0.04,
+                    wf * 0.06,
+                    Rgba([20, 20, 20, 255]),
+                );
             }
         }
         1 => {
@@ -469,10 +527,26 @@ pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
             for i in 0..6 {
                 let y = hf * (0.2 + 0.08 * i as f32);
                 let len = 5 + rng.below(8);
-                text_centred(&mut img, font, &gibberish(&mut rng, len), wf / 2.0, y, wf * 0.06, Rgba([240, 240, 240, 255]));
+                text_centred(
+                    &mut img,
+                    font,
+                    &gibberish(&mut rng, len),
+                    wf / 2.0,
+                    y,
+                    wf * 0.06,
+                    Rgba([240, 240, 240, 255]),
+                );
             }
             let c = colour(&mut rng, 120.0, 220.0);
-            rounded(&mut img, wf * 0.25, hf * 0.8, wf * 0.75, hf * 0.88, hf * 0.02, c);
+            rounded(
+                &mut img,
+                wf * 0.25,
+                hf * 0.8,
+                wf * 0.75,
+                hf * 0.88,
+                hf * 0.02,
+                c,
+            );
         }
         2 => {
             // A board under a dimmed overlay with a dialog on top.
@@ -485,7 +559,15 @@ pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
             }
             let (wf, hf) = (w as f32, h as f32);
             let c = colour(&mut rng, 200.0, 256.0);
-            rounded(&mut img, wf * 0.1, hf * 0.3, wf * 0.9, hf * 0.55, wf * 0.04, c);
+            rounded(
+                &mut img,
+                wf * 0.1,
+                hf * 0.3,
+                wf * 0.9,
+                hf * 0.55,
+                wf * 0.04,
+                c,
+            );
         }
         3 if chance(&mut rng, 0.5) => {
             // A keyboard: rows of light keys.
@@ -498,8 +580,24 @@ pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
                 for k in 0..*n {
                     let x = (wf - key * *n as f32) / 2.0 + key * k as f32;
                     let y = hf * 0.65 + key * 1.4 * row as f32;
-                    rounded(&mut img, x + key * 0.08, y, x + key * 0.92, y + key * 1.25, key * 0.1, c);
-                    text_centred(&mut img, font, &gibberish(&mut rng, 1), x + key / 2.0, y + key * 0.6, key * 0.5, Rgba([20, 20, 20, 255]));
+                    rounded(
+                        &mut img,
+                        x + key * 0.08,
+                        y,
+                        x + key * 0.92,
+                        y + key * 1.25,
+                        key * 0.1,
+                        c,
+                    );
+                    text_centred(
+                        &mut img,
+                        font,
+                        &gibberish(&mut rng, 1),
+                        x + key / 2.0,
+                        y + key * 0.6,
+                        key * 0.5,
+                        Rgba([20, 20, 20, 255]),
+                    );
                 }
             }
         }

@@ -368,8 +368,7 @@ pub fn references_from<F: Font>(fonts: &[F]) -> Vec<Reference> {
     out
 }
 
-static BUILT_IN: LazyLock<Vec<Reference>> =
-    LazyLock::new(|| references_from(&built_in_fonts()));
+static BUILT_IN: LazyLock<Vec<Reference>> = LazyLock::new(|| references_from(&built_in_fonts()));
 
 impl Classifier {
     /// The built-in references.
@@ -461,27 +460,5 @@ mod tests {
         let f = Features::of(&render(&font, "E", 30.0)).unwrap();
         let v = Classifier::built_in().classify(&f, &[3, 19]).unwrap();
         assert!(v.tile == 3 || v.tile == 19);
-    }
-}
-
-#[cfg(test)]
-mod explore {
-    use super::*;
-    #[test]
-    fn explore_c() {
-        let Ok(path) = std::env::var("FONT") else { return };
-        let bytes = std::fs::read(path).unwrap();
-        let font = ab_glyph::FontVec::try_from_vec(bytes).unwrap();
-        let f = Features::of(&render(&font, "C", 60.0)).unwrap();
-        eprintln!("test aspect {:.2} profiles {:?}", f.log_aspect.exp(), &f.profiles[32..64].iter().map(|p| (p*100.0) as i32).collect::<Vec<_>>());
-        let fonts = built_in_fonts();
-        for (name, t) in [("C", 2u8), ("O", 14)] {
-            for (k, font) in fonts.iter().enumerate() {
-                let r = Features::of(&render(font, name, 64.0)).unwrap();
-                let dot: f32 = f.cells.iter().zip(&r.cells).map(|(a, b)| a * b).sum();
-                let dp: f32 = f.profiles.iter().zip(&r.profiles).map(|(a, b)| (a - b).abs()).sum::<f32>() / 128.0;
-                eprintln!("{name} font{k} t{t}: d {:.3} dot {dot:.3} dp {dp:.3} aspect {:.2} rp {:?}", f.distance(&r), r.log_aspect.exp(), &r.profiles[32..64].iter().map(|p| (p*100.0) as i32).collect::<Vec<_>>());
-            }
-        }
     }
 }

@@ -33,6 +33,22 @@ pub struct Grid {
     pub seen: usize,
 }
 
+impl Grid {
+    /// A grid given by its tile centres (a profile's) and tile side.
+    pub fn from_centres(centres: [(f32, f32); 16], tile: f32) -> Grid {
+        let pitch = (
+            (centres[3].0 - centres[0].0) / 3.0,
+            (centres[12].1 - centres[0].1) / 3.0,
+        );
+        Grid {
+            centres,
+            pitch,
+            tile,
+            seen: 16,
+        }
+    }
+}
+
 /// A light region of tile shape, in working pixels.
 #[derive(Clone, Copy, Debug)]
 struct Blob {

@@ -225,7 +225,8 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let keep: Vec<u32> = found
         .iter()
         .filter(|r| {
-            let central = (r.cx() - nf / 2.0).abs() < nf * 0.3 && (r.cy() - nf / 2.0).abs() < nf * 0.3;
+            let central =
+                (r.cx() - nf / 2.0).abs() < nf * 0.3 && (r.cy() - nf / 2.0).abs() < nf * 0.3;
             let level = r.cy() >= main.y0 as f32 && r.cy() <= main.y1 as f32;
             r.id == main.id
                 || (!r.edge
@@ -247,6 +248,28 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         face,
         ink: Some(ink),
     }
+}
+
+/// One step of erosion (`erode`: a pixel stays when it and its four neighbours are set) or
+/// dilation (a pixel is set when it or a neighbour is) of an n x n mask.
+fn morph(src: &[bool], n: usize, erode: bool) -> Vec<bool> {
+    (0..n * n)
+        .map(|p| {
+            let (x, y) = (p % n, p / n);
+            let mut hits = 0;
+            let mut cells = 0;
+            for (dx, dy) in [(0i64, 0i64), (-1, 0), (1, 0), (0, -1), (0, 1)] {
+                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                if nx >= 0 && ny >= 0 && nx < n as i64 && ny < n as i64 {
+                    cells += 1;
+                    if src[ny as usize * n + nx as usize] {
+                        hits += 1;
+                    }
+                }
+            }
+            if erode { hits == cells } else { hits > 0 }
+        })
+        .collect()
 }
 
 /// Where a light translucent veil (the white line a game draws along a traced path) lies over
@@ -277,22 +300,11 @@ fn unveil(crop: &Crop, face: f32, amount: &dyn Fn(f32) -> f32, ink_of: &mut [f32
         .iter()
         .map(|&l| l > face + 6.0 && amount((l - alpha * 255.0) / (1.0 - alpha)) >= 0.5)
         .collect();
-    let step = |src: &[bool], all: bool| -> Vec<bool> {
-        (0..n * n)
-            .map(|p| {
-                let (x, y) = ((p % n) as i64, (p / n) as i64);
-                let mut hits = 0;
-                for (dx, dy) in [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)] {
-                    let (nx, ny) = (x + dx, y + dy);
-                    if nx >= 0 && ny >= 0 && nx < n as i64 && ny < n as i64 && src[ny as usize * n + nx as usize] {
-                        hits += 1;
-                    }
-                }
-                if all { hits == 5 } else { hits > 0 }
-            })
-            .collect()
-    };
-    let opened = step(&step(&step(&step(&under, true), true), false), false);
+    let opened = morph(
+        &morph(&morph(&morph(&under, n, true), n, true), n, false),
+        n,
+        false,
+    );
     for (p, &o) in opened.iter().enumerate() {
         if o && under[p] {
             let l = crop.luma[p];
@@ -317,8 +329,8 @@ pub fn tile_badge(
         let min = p[0].min(p[1]).min(p[2]);
         max - min
     };
-    // The face's colour (the median of the tile's middle, per channel) and the colour
-    // around the tile (the median of the crop's border).
+    // The face's colour (the mean of the pixels of the most common lightness) and the colour
+    // around the tile (the median of the crop's border, per channel).
     let median = |mut v: Vec<[f32; 3]>| -> [f32; 3] {
         let mut out = [0.0; 3];
         for (ch, o) in out.iter_mut().enumerate() {
@@ -327,12 +339,13 @@ pub fn tile_badge(
         }
         out
     };
+    let common = face_luma(&crop);
     let mut mid = Vec::new();
     let mut border = Vec::new();
     for y in 0..n {
         for x in 0..n {
             let p = crop.rgb[y * n + x];
-            if (n * 2 / 5..n * 3 / 5).contains(&x) && (n * 2 / 5..n * 3 / 5).contains(&y) {
+            if (crop.luma[y * n + x] - common).abs() <= 8.0 {
                 mid.push(p);
             }
             if x == 0 || y == 0 || x + 1 == n || y + 1 == n {
@@ -342,15 +355,16 @@ pub fn tile_badge(
     }
     let face = median(mid);
     let around = median(border);
-    let far = |p: [f32; 3], q: [f32; 3]| {
-        (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>().sqrt() > 70.0
-    };
-    // Badge colour: vivid, unlike the face and unlike what surrounds the tile.
-    let mask: Vec<bool> = crop
+    let far =
+        |p: [f32; 3], q: [f32; 3]| (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>().sqrt() > 70.0;
+    // Badge colour: vivid, unlike the face and unlike what surrounds the tile; eroded once,
+    // which cuts the thin antialiased rim of the tile (a blend of the two, often vivid too).
+    let vivid: Vec<bool> = crop
         .rgb
         .iter()
         .map(|&p| chroma(p) > 50.0 && far(p, face) && far(p, around))
         .collect();
+    let mask = morph(&vivid, n, true);
     let mut labels = Vec::new();
     let found = regions(&mask, n, &mut labels);
     let nf = n as f32;
@@ -390,7 +404,8 @@ pub fn tile_badge(
     for y in by0..by1 {
         for x in bx0..bx1 {
             let l = crop.luma[y * n + x];
-            text[(y - by0) * bw + (x - bx0)] = labels[y * n + x] != badge.id && l > badge_luma + 60.0;
+            text[(y - by0) * bw + (x - bx0)] =
+                labels[y * n + x] != badge.id && l > badge_luma + 60.0;
         }
     }
     // The two largest light regions of the box, not touching its edge, left to right.
@@ -480,7 +495,8 @@ fn read_tiles(
     img: &RgbaImage,
     grid: &Grid,
     classifier: &Classifier,
-) -> Result<Vec<TileRead>, NotABoard> {    let mut out = Vec::with_capacity(16);
+) -> Result<Vec<TileRead>, NotABoard> {
+    let mut out = Vec::with_capacity(16);
     let mut faces = Vec::with_capacity(16);
     for &c in &grid.centres {
         let glyph = tile_glyph(img, c, grid.tile);
