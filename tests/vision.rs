@@ -32,6 +32,19 @@ const CAPTURES: [Capture; 3] = [
     },
 ];
 
+/// The folder of real captures, or `None` (with a note) when it is absent.
+fn captures() -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/screens");
+    if !dir.is_dir() {
+        eprintln!(
+            "note: {} is absent; skipping the real captures",
+            dir.display()
+        );
+        return None;
+    }
+    Some(dir)
+}
+
 fn assert_grid(what: &str, found: &grid::Grid, xs: [f32; 4], ys: [f32; 4]) {
     let pitch = (xs[3] - xs[0]) / 3.0;
     for (r, want_y) in ys.iter().enumerate() {
@@ -52,14 +65,9 @@ fn assert_grid(what: &str, found: &grid::Grid, xs: [f32; 4], ys: [f32; 4]) {
 
 #[test]
 fn the_grid_is_found_on_real_captures_of_other_games() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/screens");
-    if !dir.is_dir() {
-        eprintln!(
-            "note: {} is absent; skipping the real captures",
-            dir.display()
-        );
+    let Some(dir) = captures() else {
         return;
-    }
+    };
     for cap in &CAPTURES {
         let bytes = std::fs::read(dir.join(cap.file)).unwrap();
         let img = vision::decode(&bytes).unwrap();
@@ -125,14 +133,9 @@ const CAPTURE_BOARDS: [&str; 3] = [
 
 #[test]
 fn the_letters_are_read_on_real_captures_of_other_games() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/screens");
-    if !dir.is_dir() {
-        eprintln!(
-            "note: {} is absent; skipping the real captures",
-            dir.display()
-        );
+    let Some(dir) = captures() else {
         return;
-    }
+    };
     let classifier = Classifier::built_in();
     for (cap, want) in CAPTURES.iter().zip(CAPTURE_BOARDS) {
         let img = vision::decode(&std::fs::read(dir.join(cap.file)).unwrap()).unwrap();

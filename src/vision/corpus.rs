@@ -408,7 +408,6 @@ fn draw_board(
     if highlighted.len() >= 2 && chance(rng, 0.5) {
         let width = tile * uniform(rng, 0.1, 0.2);
         let alpha = uniform(rng, 0.5, 0.85);
-        let mut veil = vec![false; (img.width() * img.height()) as usize];
         let mut mark = RgbaImage::new(img.width(), img.height());
         for pair in highlighted.windows(2) {
             let p = |i: usize| (x0 + pitch * (i % 4) as f32, y0 + pitch * (i / 4) as f32);
@@ -426,11 +425,9 @@ fn draw_board(
                 );
             }
         }
-        for (i, p) in mark.pixels().enumerate() {
-            veil[i] = p[3] > 0;
-        }
-        for (i, p) in img.pixels_mut().enumerate() {
-            if veil[i] {
+        // The line's pixels (set in `mark`) are veiled in white.
+        for (p, m) in img.pixels_mut().zip(mark.pixels()) {
+            if m[3] > 0 {
                 blend(p, Rgba([255, 255, 255, 255]), alpha);
             }
         }

@@ -3,18 +3,21 @@
 //! A glyph is given as an ink map (how much ink each pixel holds, 0 to 1) and described by
 //! `Features`: the ink box stretched to a `SIDE` x `SIDE` grid of ink amounts, softened by one
 //! cell, centred and scaled to unit length (so stroke weight and size drop out), plus the box's
-//! aspect ratio (the one thing the stretch throws away, and what tells a narrow I from a wide M).
-//! Two glyphs differ by one minus the correlation of their grids plus a penalty on the log of
-//! their aspect ratios.
+//! aspect ratio (the one thing the stretch throws away, and what tells a narrow I from a wide M),
+//! the four side profiles (how far in the ink starts, per row and column) and the number of
+//! enclosed counters. Two glyphs differ by one minus the correlation of their grids plus
+//! weighted penalties on the log of their aspect ratios, their mean profile difference and
+//! their difference in counters.
 //!
 //! The references are rendered at first use from typefaces built into the binary (DejaVu Sans
-//! and Noto Sans, bold, condensed and regular), each also thickened and thinned, so that a
-//! game's font need not be one of them. A profile may add templates taken from its own screen,
-//! which are consulted first (see `Classifier::with_templates`).
+//! bold, condensed bold and regular; Noto Sans bold and regular), each also thickened and
+//! thinned, so that a game's font need not be one of them.
 
 use std::sync::LazyLock;
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont};
+
+use super::regions::{Touch, label};
 
 /// The side of the feature grid.
 pub const SIDE: usize = 16;
@@ -84,49 +87,24 @@ impl Ink {
 /// least 1/150 of its area (smaller ones are noise).
 fn holes(ink: &Ink, (x0, y0, x1, y1): (usize, usize, usize, usize)) -> u8 {
     let (w, h) = (x1 - x0, y1 - y0);
-    let empty = |x: usize, y: usize| ink.v[(y0 + y) * ink.w + x0 + x] < 0.5;
-    let mut seen = vec![false; w * h];
-    let mut stack = Vec::new();
-    let mut count = 0u8;
+    let empty: Vec<bool> = (0..w * h)
+        .map(|p| ink.v[(y0 + p / w) * ink.w + x0 + p % w] < 0.5)
+        .collect();
     let min = (w * h / 150).max(2);
-    for start in 0..w * h {
-        let (sx, sy) = (start % w, start / w);
-        if seen[start] || !empty(sx, sy) {
-            continue;
-        }
-        seen[start] = true;
-        stack.push(start);
-        let (mut size, mut edge) = (0usize, false);
-        while let Some(p) = stack.pop() {
-            let (x, y) = (p % w, p / w);
-            size += 1;
-            edge |= x == 0 || y == 0 || x + 1 == w || y + 1 == h;
-            // 4-connected background (the ink is 8-connected).
-            let mut visit = |nx: usize, ny: usize| {
-                let q = ny * w + nx;
-                if !seen[q] && empty(nx, ny) {
-                    seen[q] = true;
-                    stack.push(q);
-                }
-            };
-            if x > 0 {
-                visit(x - 1, y);
-            }
-            if x + 1 < w {
-                visit(x + 1, y);
-            }
-            if y > 0 {
-                visit(x, y - 1);
-            }
-            if y + 1 < h {
-                visit(x, y + 1);
-            }
-        }
-        if !edge && size >= min {
-            count = count.saturating_add(1);
-        }
-    }
-    count
+    // 4-connected background, as the ink is 8-connected.
+    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    let n = label(|p| empty[p], w, h, Touch::Four, &mut labels, &mut stack)
+        .iter()
+        .filter(|r| !r.edge && r.count >= min)
+        .count();
+    n.min(u8::MAX as usize) as u8
+}
+
+/// How far along `line` (indices into the fine grid, from one side inwards) the ink starts, as
+/// a share of the side; 1 when there is none.
+fn inset(fine: &[f32], mut line: impl Iterator<Item = usize>) -> f32 {
+    line.position(|k| fine[k] >= 0.5)
+        .map_or(1.0, |p| p as f32 / FINE as f32)
 }
 
 /// What a glyph is compared by.
@@ -172,14 +150,10 @@ impl Features {
         // Profiles: how far in from each side of the box the ink starts, per row and column.
         let mut profiles = [1f32; 4 * FINE];
         for i in 0..FINE {
-            let first = |mut at: Box<dyn Iterator<Item = usize>>| {
-                at.position(|k| fine[k] >= 0.5)
-                    .map_or(1.0, |p| p as f32 / FINE as f32)
-            };
-            profiles[i] = first(Box::new((0..FINE).map(move |x| i * FINE + x)));
-            profiles[FINE + i] = first(Box::new((0..FINE).rev().map(move |x| i * FINE + x)));
-            profiles[2 * FINE + i] = first(Box::new((0..FINE).map(move |y| y * FINE + i)));
-            profiles[3 * FINE + i] = first(Box::new((0..FINE).rev().map(move |y| y * FINE + i)));
+            profiles[i] = inset(&fine, (0..FINE).map(|x| i * FINE + x));
+            profiles[FINE + i] = inset(&fine, (0..FINE).rev().map(|x| i * FINE + x));
+            profiles[2 * FINE + i] = inset(&fine, (0..FINE).map(|y| y * FINE + i));
+            profiles[3 * FINE + i] = inset(&fine, (0..FINE).rev().map(|y| y * FINE + i));
         }
         // Soften: each cell takes a quarter of its four neighbours' mean.
         let mut cells = [0f32; CELLS];
@@ -258,8 +232,9 @@ pub struct Verdict {
 }
 
 /// Nearest-reference classification over a set of references.
+#[derive(Clone, Copy)]
 pub struct Classifier {
-    references: Vec<Reference>,
+    references: &'static [Reference],
 }
 
 /// The typefaces the built-in references come from.
@@ -371,30 +346,17 @@ pub fn references_from<F: Font>(fonts: &[F]) -> Vec<Reference> {
 static BUILT_IN: LazyLock<Vec<Reference>> = LazyLock::new(|| references_from(&built_in_fonts()));
 
 impl Classifier {
-    /// The built-in references.
+    /// The built-in references (rendered on the first call).
     pub fn built_in() -> Classifier {
         Classifier {
-            references: BUILT_IN.clone(),
+            references: &BUILT_IN,
         }
-    }
-
-    /// Only the given references (for tests and measurements).
-    pub fn from_references(references: Vec<Reference>) -> Classifier {
-        Classifier { references }
-    }
-
-    /// The built-in references plus templates learned from a game's own screen, which win
-    /// when they match well.
-    pub fn with_templates(templates: Vec<Reference>) -> Classifier {
-        let mut references = templates;
-        references.extend(BUILT_IN.iter().cloned());
-        Classifier { references }
     }
 
     /// The nearest tile among `allowed` (all when empty).
     pub fn classify(&self, glyph: &Features, allowed: &[u8]) -> Option<Verdict> {
         let mut best = [f32::INFINITY; 26];
-        for r in &self.references {
+        for r in self.references {
             if !allowed.is_empty() && !allowed.contains(&r.tile) {
                 continue;
             }

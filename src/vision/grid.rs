@@ -12,6 +12,8 @@
 
 use image::RgbaImage;
 
+use super::regions::{Touch, label};
+
 /// The working width the screen is shrunk to.
 const WORK_WIDTH: u32 = 360;
 /// Lightness thresholds tried (0-255 luma).
@@ -98,66 +100,44 @@ fn shrink(img: &RgbaImage) -> Shrunk {
 }
 
 /// The light regions at `threshold` that have a tile's shape.
-fn blobs(s: &Shrunk, threshold: u8, labels: &mut Vec<u32>, stack: &mut Vec<usize>) -> Vec<Blob> {
+fn blobs(s: &Shrunk, threshold: u8, scratch: &mut Scratch) -> Vec<Blob> {
     let (w, h) = (s.w, s.h);
-    labels.clear();
-    labels.resize(w * h, 0);
     let min_side = (w as f32 * 0.06).max(4.0);
     let max_side = w as f32 * 0.4;
-    let mut out = Vec::new();
-    let mut next = 0u32;
-    for start in 0..w * h {
-        if labels[start] != 0 || s.luma[start] < threshold {
-            continue;
-        }
-        next += 1;
-        labels[start] = next;
-        stack.clear();
-        stack.push(start);
-        let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
-        let mut area = 0usize;
-        while let Some(p) = stack.pop() {
-            let (x, y) = (p % w, p / w);
-            area += 1;
-            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
-            let mut visit = |q: usize| {
-                if labels[q] == 0 && s.luma[q] >= threshold {
-                    labels[q] = next;
-                    stack.push(q);
-                }
-            };
-            if x > 0 {
-                visit(p - 1);
-            }
-            if x + 1 < w {
-                visit(p + 1);
-            }
-            if y > 0 {
-                visit(p - w);
-            }
-            if y + 1 < h {
-                visit(p + w);
-            }
-        }
-        let (bw, bh) = ((x1 - x0 + 1) as f32, (y1 - y0 + 1) as f32);
+    label(
+        |p| s.luma[p] >= threshold,
+        w,
+        h,
+        Touch::Four,
+        &mut scratch.labels,
+        &mut scratch.stack,
+    )
+    .into_iter()
+    .filter_map(|r| {
+        let (bw, bh) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
         let aspect = bw / bh;
-        let fill = area as f32 / (bw * bh);
-        if bw >= min_side
+        let fill = r.count as f32 / (bw * bh);
+        (bw >= min_side
             && bh >= min_side
             && bw <= max_side
             && bh <= max_side
             && (0.7..=1.43).contains(&aspect)
-            && fill >= 0.5
-        {
-            out.push(Blob {
-                cx: (x0 + x1) as f32 / 2.0 + 0.5,
-                cy: (y0 + y1) as f32 / 2.0 + 0.5,
+            && fill >= 0.5)
+            .then(|| Blob {
+                cx: r.cx(),
+                cy: r.cy(),
                 w: bw,
                 h: bh,
-            });
-        }
-    }
-    out
+            })
+    })
+    .collect()
+}
+
+/// Buffers reused across thresholds.
+#[derive(Default)]
+struct Scratch {
+    labels: Vec<u32>,
+    stack: Vec<usize>,
 }
 
 /// Groups sorted values into clusters no wider than `tol` between neighbours; their means.
@@ -250,11 +230,11 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
     if s.w < 16 || s.h < 16 {
         return None;
     }
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    let mut scratch = Scratch::default();
     // (tiles seen, -mean error) decides.
     let mut best: Option<(Grid, f32)> = None;
     for t in THRESHOLDS {
-        let found = blobs(&s, t, &mut labels, &mut stack);
+        let found = blobs(&s, t, &mut scratch);
         // Each blob's size class: the blobs within 25% of its size.
         for anchor in &found {
             let size = (anchor.w + anchor.h) / 2.0;

@@ -6,6 +6,7 @@ pub mod corpus;
 pub mod glyph;
 pub mod grid;
 pub mod read;
+pub mod regions;
 
 use image::RgbaImage;
 

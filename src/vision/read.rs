@@ -4,9 +4,10 @@
 //! A tile is cropped and resampled to at most `WORK` pixels a side. Its face is the most common
 //! lightness; ink is what is darker than the face by at least half of the darkest contrast near
 //! the middle (a path line drawn over a tile is lighter than the face, so it is not ink). The
-//! main glyph is the largest ink region near the middle, joined by the regions level with it (the
-//! "u" of "Qu", pieces of a letter cut by a path line); regions above or below it, such as a
-//! corner value, and regions touching the crop's edge are left out.
+//! main glyph is the largest ink region near the middle, joined by the regions in the middle of
+//! the tile or level with it that reach below its top fifth (the "u" of "Qu", pieces of a letter
+//! cut by a path line); a corner value, which sits above it, and regions touching the crop's
+//! edge are left out.
 //!
 //! A badge is a strongly coloured region in a corner of the tile (it may stick out of it); its
 //! two letters, lighter than the badge, are read with the same classifier restricted to D or T,
@@ -16,6 +17,7 @@ use image::RgbaImage;
 
 use super::glyph::{Classifier, Features, Ink, Verdict};
 use super::grid::Grid;
+use super::regions::{Region, Touch, label};
 use crate::score::Bonus;
 
 /// The largest side a tile is worked at.
@@ -103,76 +105,6 @@ fn face_luma(crop: &Crop) -> f32 {
     (0..256).max_by_key(|&i| smooth(i)).unwrap_or(0) as f32
 }
 
-/// A connected region of a mask.
-#[derive(Clone, Copy, Debug)]
-struct Region {
-    id: u32,
-    count: usize,
-    x0: usize,
-    y0: usize,
-    x1: usize,
-    y1: usize,
-    edge: bool,
-}
-
-impl Region {
-    fn cx(&self) -> f32 {
-        (self.x0 + self.x1) as f32 / 2.0
-    }
-    fn cy(&self) -> f32 {
-        (self.y0 + self.y1) as f32 / 2.0
-    }
-}
-
-/// 8-connected regions of `mask` (n x n); labels written into `labels` (0 = none).
-fn regions(mask: &[bool], n: usize, labels: &mut Vec<u32>) -> Vec<Region> {
-    labels.clear();
-    labels.resize(n * n, 0);
-    let mut out = Vec::new();
-    let mut stack = Vec::new();
-    for start in 0..n * n {
-        if !mask[start] || labels[start] != 0 {
-            continue;
-        }
-        let id = out.len() as u32 + 1;
-        labels[start] = id;
-        stack.push(start);
-        let mut r = Region {
-            id,
-            count: 0,
-            x0: usize::MAX,
-            y0: usize::MAX,
-            x1: 0,
-            y1: 0,
-            edge: false,
-        };
-        while let Some(p) = stack.pop() {
-            let (x, y) = (p % n, p / n);
-            r.count += 1;
-            r.x0 = r.x0.min(x);
-            r.y0 = r.y0.min(y);
-            r.x1 = r.x1.max(x + 1);
-            r.y1 = r.y1.max(y + 1);
-            r.edge |= x == 0 || y == 0 || x + 1 == n || y + 1 == n;
-            for dy in -1i64..=1 {
-                for dx in -1i64..=1 {
-                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-                    if nx < 0 || ny < 0 || nx >= n as i64 || ny >= n as i64 {
-                        continue;
-                    }
-                    let q = ny as usize * n + nx as usize;
-                    if mask[q] && labels[q] == 0 {
-                        labels[q] = id;
-                        stack.push(q);
-                    }
-                }
-            }
-        }
-        out.push(r);
-    }
-    out
-}
-
 /// The main glyph of a tile as an ink map, and the tile's face lightness.
 pub struct TileGlyph {
     pub face: f32,
@@ -192,8 +124,8 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
             middle.push(crop.luma[y * n + x]);
         }
     }
-    middle.sort_by(f32::total_cmp);
-    let dark = middle[middle.len() * 3 / 100];
+    let k = middle.len() * 3 / 100;
+    let dark = *middle.select_nth_unstable_by(k, f32::total_cmp).1;
     let contrast = face - dark;
     if contrast < MIN_CONTRAST {
         return TileGlyph { face, ink: None };
@@ -203,8 +135,8 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let mut ink_of: Vec<f32> = crop.luma.iter().map(|&l| amount(l)).collect();
     unveil(&crop, face, &amount, &mut ink_of);
     let mask: Vec<bool> = ink_of.iter().map(|&a| a >= 0.5).collect();
-    let mut labels = Vec::new();
-    let found = regions(&mask, n, &mut labels);
+    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
     let nf = n as f32;
     let near_middle =
         |r: &Region| (r.cx() - nf / 2.0).abs() < nf * 0.25 && (r.cy() - nf / 2.0).abs() < nf * 0.25;
@@ -333,27 +265,29 @@ pub fn tile_badge(
     // around the tile (the median of the crop's border, per channel).
     let median = |mut v: Vec<[f32; 3]>| -> [f32; 3] {
         let mut out = [0.0; 3];
+        let k = v.len() / 2;
         for (ch, o) in out.iter_mut().enumerate() {
-            v.sort_by(|a, b| a[ch].total_cmp(&b[ch]));
-            *o = v[v.len() / 2][ch];
+            *o = v
+                .select_nth_unstable_by(k, |a, b| a[ch].total_cmp(&b[ch]))
+                .1[ch];
         }
         out
     };
     let common = face_luma(&crop);
-    let mut mid = Vec::new();
+    let mut common_px = Vec::new();
     let mut border = Vec::new();
     for y in 0..n {
         for x in 0..n {
             let p = crop.rgb[y * n + x];
             if (crop.luma[y * n + x] - common).abs() <= 8.0 {
-                mid.push(p);
+                common_px.push(p);
             }
             if x == 0 || y == 0 || x + 1 == n || y + 1 == n {
                 border.push(p);
             }
         }
     }
-    let face = median(mid);
+    let face = median(common_px);
     let around = median(border);
     let far =
         |p: [f32; 3], q: [f32; 3]| (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>().sqrt() > 70.0;
@@ -365,8 +299,8 @@ pub fn tile_badge(
         .map(|&p| chroma(p) > 50.0 && far(p, face) && far(p, around))
         .collect();
     let mask = morph(&vivid, n, true);
-    let mut labels = Vec::new();
-    let found = regions(&mask, n, &mut labels);
+    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
     let nf = n as f32;
     // A badge: a sizeable coloured region whose centre lies in a corner quarter of the tile.
     let badge = found
@@ -409,21 +343,18 @@ pub fn tile_badge(
         }
     }
     // The two largest light regions of the box, not touching its edge, left to right.
-    let square = bw.max(bh);
-    let mut padded = vec![false; square * square];
-    for y in 0..bh {
-        for x in 0..bw {
-            padded[y * square + x] = text[y * bw + x];
-        }
-    }
-    let mut tl = Vec::new();
-    let mut letters: Vec<Region> = regions(&padded, square, &mut tl)
-        .into_iter()
-        .filter(|r| {
-            !(r.x0 == 0 || r.y0 == 0 || r.x1 >= bw || r.y1 >= bh)
-                && (r.y1 - r.y0) as f32 >= bh as f32 * 0.2
-        })
-        .collect();
+    let mut text_labels = Vec::new();
+    let mut letters: Vec<Region> = label(
+        |p| text[p],
+        bw,
+        bh,
+        Touch::Eight,
+        &mut text_labels,
+        &mut stack,
+    )
+    .into_iter()
+    .filter(|r| !r.edge && (r.y1 - r.y0) as f32 >= bh as f32 * 0.2)
+    .collect();
     letters.sort_by_key(|r| std::cmp::Reverse(r.count));
     letters.truncate(2);
     letters.sort_by_key(|r| r.x0);
@@ -431,8 +362,8 @@ pub fn tile_badge(
         return None;
     };
     let read = |r: &Region, allowed: &[u8]| -> Option<u8> {
-        let mut ink = Ink::new(square, square);
-        for (i, &l) in tl.iter().enumerate() {
+        let mut ink = Ink::new(bw, bh);
+        for (i, &l) in text_labels.iter().enumerate() {
             if l == r.id {
                 ink.v[i] = 1.0;
             }
