@@ -44,14 +44,15 @@ pub enum Command {
     /// report file after every stroke and when stopped (Ctrl-C or SIGTERM).
     Sim(SimArgs),
     /// Play one round against the built-in virtual phone: start it on a free loopback port,
-    /// connect over ADB (TCP), solve its board, enter every word through the monkey, tapping
+    /// connect over ADB (TCP), read its board on the screen, solve it, enter every word through the monkey, tapping
     /// Freeze on schedule, and print what the game's referee saw. Needs no phone and no adb.
     Demo(DemoArgs),
-    /// Play a round on a phone through the adb server: connect, solve the board, enter every
-    /// word as one swipe (longest first), tapping Freeze every 30 s of round time.
+    /// Play a round on a phone through the adb server: connect, read the board on the screen
+    /// (or take it from --board), solve it, enter every word as one swipe (longest first),
+    /// tapping Freeze every 30 s of round time.
     ///
-    /// The board is typed with --board, or asked for on the terminal. Reading it from the
-    /// screen comes with the vision work.
+    /// A board not read surely is never played: the screenshot is saved, what was read is
+    /// shown, and the letters are asked for on the terminal (exit code 3 without one).
     Play(PlayArgs),
     /// Read the board on a screenshot (PNG, JPEG or a raw `screencap` dump): the 16 tiles with
     /// their confidence, the bonus badges, and where the grid is. Exit code 3 when the screen
@@ -89,9 +90,13 @@ pub struct PlayArgs {
     /// Device profile file.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
-    /// The board, as `solve` takes it; without it, the letters are asked for on the terminal.
+    /// The board, as `solve` takes it; without it, the board is read on the phone's screen.
     #[arg(long, value_name = "LETTERS")]
     pub board: Option<String>,
+    /// Wait for a board to show on the screen (four looks a second), so that the bot can be
+    /// started before the round.
+    #[arg(long, conflicts_with = "board")]
+    pub watch: bool,
     /// Host of the adb server.
     #[arg(short = 'H', long = "host", default_value = "127.0.0.1")]
     pub host: String,
@@ -447,20 +452,28 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<()> {
     profile.rules.round_secs = round.as_secs_f64();
     profile.rules.freeze_every_secs = every.as_secs_f64();
     profile.rules.freeze_secs = freeze.as_secs_f64();
-    // The board as a user types it with `play --board` (reading it from the screen is the
-    // vision work's).
-    let board = *sim.device().game().board();
     let runtime = round_runtime()?;
-    let (outcome, phone_model) = runtime.block_on(async {
+    let (outcome, phone_model, seen) = runtime.block_on(async {
         let phone = Phone::connect_direct(sim.addr()).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
+        // The board as `play` gets it: read on the screen.
+        let seen = see_board(&phone, &profile, false, &args.round).await?;
         // The time left, as a user reads it off the game's clock.
         let left = sim.device().report()["time_left_ms"]
             .as_f64()
             .map(|ms| Duration::from_secs_f64(ms.max(0.0) / 1e3));
-        let played = solve_and_play(&phone, &profile, &board, left, &args.round).await?;
-        anyhow::Ok((played.outcome, phone.model.clone()))
+        let played = solve_and_play(
+            &phone,
+            &profile,
+            &seen.board,
+            &seen.bonuses,
+            left,
+            &args.round,
+        )
+        .await?;
+        anyhow::Ok((played.outcome, phone.model.clone(), seen))
     })?;
+    let board = seen.board;
     let (route, words) = (routes_text(&outcome), outcome.words_planned);
     let report = sim.device().report();
     let strokes = report["strokes"].as_array().cloned().unwrap_or_default();
@@ -617,6 +630,7 @@ async fn solve_and_play(
     phone: &scramblebot::phone::Phone,
     profile: &scramblebot::profile::Profile,
     board: &Board,
+    bonuses: &Bonuses,
     time_left: Option<Duration>,
     round: &RoundArgs,
 ) -> anyhow::Result<Played> {
@@ -624,7 +638,7 @@ async fn solve_and_play(
     use scramblebot::profile::Route;
     let rules = Rules::scramble().with_min_len(profile.rules.min_len)?;
     let trie = Trie::enable();
-    let mut solution = Solver::new(&trie).solve(board, &rules, &Bonuses::none());
+    let mut solution = Solver::new(&trie).solve(board, &rules, bonuses);
     solution.sort(match round.order {
         OrderArg::Longest => Order::Longest,
         OrderArg::Score => Order::Score,
@@ -692,6 +706,173 @@ async fn solve_and_play(
     })
 }
 
+/// The board a round is played on, and where it came from.
+struct Seen {
+    board: Board,
+    bonuses: Bonuses,
+    /// "typed", "screen" or "screen, typed" (unsure, then typed on the terminal).
+    source: &'static str,
+}
+
+impl Seen {
+    fn typed(board: Board) -> Seen {
+        Seen {
+            board,
+            bonuses: Bonuses::none(),
+            source: "typed",
+        }
+    }
+
+    /// The bonuses as `solve --bonus` takes them, if there are any.
+    fn bonus_text(&self) -> Option<String> {
+        let side = self.board.side();
+        let items: Vec<String> = self
+            .bonuses
+            .iter()
+            .map(|(i, b)| format!("{b}@{},{}", i / side, i % side))
+            .collect();
+        (!items.is_empty()).then(|| items.join(","))
+    }
+}
+
+/// The 4x4 tiles of a reading as a person reads them: each tile, `?` when unsure, its
+/// confidence and badge; four lines.
+fn reading_text(reading: &scramblebot::vision::read::Reading) -> String {
+    use scramblebot::vision::read::SURE;
+    let mut out = String::new();
+    for (i, t) in reading.tiles.iter().enumerate() {
+        let name = tile_name(t.tile);
+        let bonus = t.bonus.map(|b| format!(" {b:?}")).unwrap_or_default();
+        let flag = if t.confidence < SURE { "?" } else { " " };
+        out += &format!("{name:>3}{flag}{:>4.0}%{bonus:<4}", t.confidence * 100.0);
+        out += if i % 4 == 3 { "\n" } else { "  " };
+    }
+    out
+}
+
+/// The unsure tiles of a reading: "row 1 col 2: E or F; ...".
+fn unsure_text(reading: &scramblebot::vision::read::Reading) -> String {
+    use scramblebot::vision::read::SURE;
+    reading
+        .tiles
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.confidence < SURE)
+        .map(|(i, t)| {
+            format!(
+                "row {} col {}: {} or {}",
+                i / 4 + 1,
+                i % 4 + 1,
+                tile_name(t.tile),
+                tile_name(t.runner_up)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Reads the board on the phone's screen (with `watch`, once one shows). A board not read
+/// surely is never played: the screenshot is saved in the current directory, what was read is
+/// shown, and the letters are asked for on the terminal; without a terminal, `NotSure`.
+async fn see_board(
+    phone: &scramblebot::phone::Phone,
+    profile: &scramblebot::profile::Profile,
+    watch: bool,
+    round: &RoundArgs,
+) -> anyhow::Result<Seen> {
+    use scramblebot::look::{self, Watch};
+    use scramblebot::vision::{glyph::Classifier, grid::Grid};
+    let talk = !round.quiet && !round.json;
+    let grid = Grid::from_centres(profile.centres, profile.tile);
+    let classifier = Classifier::built_in();
+    let l = if watch {
+        if talk {
+            eprintln!("waiting for a board on the screen (Ctrl-C to stop)");
+        }
+        let spinner = if round.show_progress() {
+            indicatif::ProgressBar::new_spinner()
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let mut looks = 0;
+        let waiting = look::watch(phone, &grid, classifier, Watch::default(), |l| {
+            looks += 1;
+            spinner.set_message(match &l.reading {
+                Ok(_) => format!("look {looks}: a board, not read surely yet"),
+                Err(e) => format!("look {looks}: {e}"),
+            });
+            spinner.tick();
+        });
+        let l = tokio::select! {
+            l = waiting => l?,
+            _ = tokio::signal::ctrl_c() => {
+                spinner.finish_and_clear();
+                return Err(Interrupted.into());
+            }
+        };
+        spinner.finish_and_clear();
+        l
+    } else {
+        look::look(phone, &grid, classifier).await?
+    };
+    let timing = format!(
+        "screenshot {:.0} ms, read {:.0} ms",
+        l.capture.as_secs_f64() * 1e3,
+        l.read.as_secs_f64() * 1e3
+    );
+    if let Some(r) = l.sure() {
+        if talk {
+            eprintln!("read the board {} on the screen ({timing})", r.board());
+        }
+        return Ok(Seen {
+            board: r.board(),
+            bonuses: r.bonuses(),
+            source: "screen",
+        });
+    }
+    let why = match &l.reading {
+        Ok(r) => format!("not sure of {}", unsure_text(r)),
+        Err(e) => e.to_string(),
+    };
+    let saved = std::env::current_dir()
+        .map(|d| {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            d.join(format!("scramblebot-unsure-{secs}.png"))
+        })
+        .map_err(anyhow::Error::from)
+        .and_then(|path| {
+            l.image
+                .save(&path)
+                .with_context(|| format!("cannot save the screenshot as {}", path.display()))?;
+            Ok(path)
+        });
+    let saved_text = match &saved {
+        Ok(p) => format!("the screenshot is saved as {}", p.display()),
+        Err(e) => format!("{e:#}"),
+    };
+    if let Ok(r) = &l.reading {
+        eprint!("read on the screen ({timing}):\n{}", reading_text(r));
+    }
+    eprintln!("the board is not read surely: {why}; {saved_text}");
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() {
+        return Err(NotSure(format!(
+            "the board on the screen is not read surely ({why}); {saved_text}; give it with --board"
+        ))
+        .into());
+    }
+    // The letters typed, the badges read (when a grid was read at all).
+    let bonuses = l.reading.as_ref().map_or(Bonuses::none(), |r| r.bonuses());
+    let board = tokio::task::spawn_blocking(|| board_from(None)).await??;
+    Ok(Seen {
+        board,
+        bonuses,
+        source: "screen, typed",
+    })
+}
+
 /// The profile named by `--device NAME` or `--profile FILE`, if either is given.
 fn chosen_profile(
     device: Option<&str>,
@@ -725,22 +906,39 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
             .map(|c| ipv4("--connect", c, None))
             .transpose()?,
     };
-    let board = board_from(args.board.as_deref())?;
+    let typed = args
+        .board
+        .as_deref()
+        .map(|b| board_from(Some(b)))
+        .transpose()?;
     let time_left = args
         .time_left
         .map(|t| seconds("--time-left", t, 0.0))
         .transpose()?;
     let runtime = round_runtime()?;
-    let (played, phone_line) = runtime.block_on(async {
+    let (played, phone_line, seen) = runtime.block_on(async {
         let phone = Phone::connect_server(&opts).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
-        let played = solve_and_play(&phone, &profile, &board, time_left, &args.round).await?;
+        let seen = match typed {
+            Some(board) => Seen::typed(board),
+            None => see_board(&phone, &profile, args.watch, &args.round).await?,
+        };
+        let played = solve_and_play(
+            &phone,
+            &profile,
+            &seen.board,
+            &seen.bonuses,
+            time_left,
+            &args.round,
+        )
+        .await?;
         let line = format!(
             "{} ({}, sdk {}, {}x{}), profile {}",
             phone.serial, phone.model, phone.sdk, phone.screen.0, phone.screen.1, profile.name
         );
-        anyhow::Ok((played, line))
+        anyhow::Ok((played, line, seen))
     })?;
+    let board = seen.board;
     let outcome = played.outcome;
     let route = routes_text(&outcome);
     // From the start of this process: what a user waits before the game sees a finger.
@@ -751,6 +949,8 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
         let summary = serde_json::json!({
             "phone": phone_line,
             "board": board.to_string(),
+            "board_from": seen.source,
+            "bonuses": seen.bonus_text(),
             "route": route,
             "first_touch_ms": first_touch_ms,
             "bot": outcome,
@@ -758,7 +958,13 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&summary)?);
         return failed(&outcome);
     }
-    println!("{phone_line}, board {board}, route {route}");
+    println!(
+        "{phone_line}, board {board}{} ({}), route {route}",
+        seen.bonus_text()
+            .map(|b| format!(" with {b}"))
+            .unwrap_or_default(),
+        seen.source
+    );
     if let Some(ms) = first_touch_ms {
         println!("first touch {ms:.0} ms after start");
     }
@@ -1098,21 +1304,7 @@ pub fn read(args: ReadArgs) -> anyhow::Result<()> {
         println!("{v}");
     } else {
         let mut out = std::io::stdout().lock();
-        for (i, t) in reading.tiles.iter().enumerate() {
-            let name = tile_name(t.tile);
-            let bonus = t.bonus.map(|b| format!(" {b:?}")).unwrap_or_default();
-            let flag = if t.confidence < read::SURE { "?" } else { " " };
-            write!(
-                out,
-                "{name:>3}{flag}{:>4.0}%{bonus:<4}",
-                t.confidence * 100.0
-            )?;
-            if i % 4 == 3 {
-                writeln!(out)?;
-            } else {
-                write!(out, "  ")?;
-            }
-        }
+        write!(out, "{}", reading_text(&reading))?;
         let g = &reading.grid;
         writeln!(
             out,
@@ -1129,22 +1321,7 @@ pub fn read(args: ReadArgs) -> anyhow::Result<()> {
         )?;
     }
     if !reading.sure() {
-        let unsure: Vec<String> = reading
-            .tiles
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.confidence < read::SURE)
-            .map(|(i, t)| {
-                format!(
-                    "row {} col {}: {} or {}",
-                    i / 4 + 1,
-                    i % 4 + 1,
-                    tile_name(t.tile),
-                    tile_name(t.runner_up)
-                )
-            })
-            .collect();
-        return Err(NotSure(format!("not sure of {}", unsure.join("; "))).into());
+        return Err(NotSure(format!("not sure of {}", unsure_text(&reading))).into());
     }
     Ok(())
 }

@@ -24,6 +24,7 @@ pub mod bench;
 pub mod board;
 pub mod dict;
 pub mod gesture;
+pub mod look;
 pub mod phone;
 pub mod play;
 pub mod profile;

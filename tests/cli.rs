@@ -494,7 +494,10 @@ fn play_refuses_bad_input_before_connecting() {
             ],
             "no profile named",
         ),
-        (&["play", "--device", "nexus7"], "stdin is not a terminal"),
+        (
+            &["play", "--device", "nexus7", "--board", "abcd", "--watch"],
+            "cannot be used with",
+        ),
         (
             &[
                 "play",
@@ -516,6 +519,109 @@ fn play_refuses_bad_input_before_connecting() {
             .unwrap();
         fails_with(&out, 2, message, &format!("{args:?}"));
     }
+}
+
+#[test]
+fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
+    use scramblebot::Board;
+    use scramblebot::sim::game::{Action, GameConfig, Route};
+    use scramblebot::sim::{Model, SimConfig, layout::Layout};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let sim = |model, board: &str, lobby| {
+        common::start_with(SimConfig {
+            model,
+            game: GameConfig {
+                board: Some(Board::parse(board).unwrap()),
+                lobby,
+                ..GameConfig::default()
+            },
+            report: None,
+        })
+    };
+    // Every model, through the route auto picks: the board comes from the screen, raw
+    // screencap from Android 5, the framebuffer service before.
+    for (model, board) in [
+        (Model::Nexus7, "rats/eqxj/zkvw/ybxo"),
+        (Model::Pixel, "mild/exqf/gkzh/vnyu"),
+        (Model::Small, "cape/rwjq/xzvk/oybf"),
+    ] {
+        let phone = sim(model, board, false);
+        let addr = phone.addr().to_string();
+        let out = play_through(
+            &server,
+            &["--device", model.name(), "--connect", &addr, "--json"],
+        );
+        let what = format!("{}: {}", model.name(), text(&out.stderr));
+        assert!(out.status.success(), "{what}");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["board_from"], "screen", "{what}");
+        assert_eq!(
+            r["board"].as_str().unwrap(),
+            Board::parse(board).unwrap().to_string(),
+            "{what}"
+        );
+        assert_eq!(
+            r["bot"]["words_entered"], r["bot"]["words_planned"],
+            "{what}"
+        );
+        referee_agrees(&phone, &r);
+        assert!(server.adb(&["disconnect", &addr]).status.success());
+    }
+    // A screen that is not a board (the lobby) is not played: exit 3, the screenshot saved
+    // where the user ran the bot, and no touch.
+    let dir = std::env::temp_dir().join(format!("scramblebot-unsure-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lobby = sim(Model::Nexus7, "rats/eqxj/zkvw/ybxo", true);
+    let addr = lobby.addr().to_string();
+    let out = play_command(&server, &["--device", "nexus7", "--connect", &addr])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    fails_with(&out, 3, "not read surely", "the lobby");
+    assert!(
+        text(&out.stderr).contains("--board"),
+        "{}",
+        text(&out.stderr)
+    );
+    let saved: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let img = image::open(&saved[0]).expect("the saved screenshot is a PNG");
+    assert_eq!((img.width(), img.height()), (800, 1280));
+    assert!(lobby.device().game().strokes().is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+    // With --watch the bot waits in the lobby and plays once the round starts.
+    let watching = play_command(
+        &server,
+        &[
+            "--device",
+            "nexus7",
+            "--connect",
+            &addr,
+            "--watch",
+            "--json",
+        ],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(lobby.device().game().strokes().is_empty());
+    let play = Layout::of(Model::Nexus7).play;
+    let (x, y) = ((play.x0 + play.x1) / 2.0, (play.y0 + play.y1) / 2.0);
+    lobby.device().touch(Route::Input, Action::Down, x, y);
+    lobby.device().touch(Route::Input, Action::Up, x, y);
+    let out = watching.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["board"], "RATS/EQuXJ/ZKVW/YBXO", "{r}");
+    referee_agrees(&lobby, &r);
 }
 
 /// `scramblebot play` through the adb server at `server`, with `args`, ready to run.

@@ -284,8 +284,22 @@ fn screenshots_decode_to_the_screen_size() {
             "{model:?}"
         );
         let fb = host.bytes("framebuffer:");
-        assert_eq!((word(&fb, 0), word(&fb, 4), word(&fb, 5)), (2, w, h));
-        assert_eq!(fb.len(), 56 + (w * h * 4) as usize);
+        // Version 1 before Android 8, version 2 (with a colour space) after.
+        let (version, at) = if model.sdk() >= 26 { (2, 4) } else { (1, 3) };
+        assert_eq!(
+            (word(&fb, 0), word(&fb, at), word(&fb, at + 1)),
+            (version, w, h)
+        );
+        assert_eq!(fb.len(), 4 * (at + 10) + (w * h * 4) as usize);
+        let decoded = scramblebot::vision::decode(&fb).expect("a framebuffer answer decodes");
+        assert_eq!(decoded.dimensions(), (w, h), "{model:?}");
+        let first_difference = decoded
+            .as_raw()
+            .iter()
+            .zip(&fb[4 * (at + 10)..])
+            .enumerate()
+            .position(|(i, (a, b))| i % 4 != 3 && a != b);
+        assert_eq!(first_difference, None, "{model:?}: RGB decodes unchanged");
     }
     // Before Android 7, `shell:` goes through a terminal and breaks binary output.
     let sim = sim(Model::Nexus7);

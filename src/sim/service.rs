@@ -96,13 +96,21 @@ pub fn run(device: &Arc<Device>, service: Service, mut io: StreamIo) {
     }
 }
 
-/// The `framebuffer:` answer: a version 2 header (version, bpp, colour space, size, width,
-/// height, then offset and length of red, blue, green, alpha), then RGBA rows.
+/// The `framebuffer:` answer: a header (version, bpp, from version 2 the colour space, size,
+/// width, height, then offset and length of red, blue, green, alpha), then RGBA rows. adbd
+/// builds it from screencap's output, so the version follows screencap's header: 1 before
+/// Android 8, 2 (with the data space as colour space) after.
 pub fn framebuffer(device: &Device) -> Vec<u8> {
     let img = device.screenshot();
     let (w, h) = img.dimensions();
     let size = w * h * 4;
-    let header = [2, 32, 0, size, w, h, 0, 8, 16, 8, 8, 8, 24, 8];
+    let channels = [0, 8, 16, 8, 8, 8, 24, 8];
+    let mut header = if device.model().sdk() >= 26 {
+        vec![2, 32, 0, size, w, h]
+    } else {
+        vec![1, 32, size, w, h]
+    };
+    header.extend_from_slice(&channels);
     let mut out = Vec::with_capacity(header.len() * 4 + size as usize);
     for v in header {
         out.extend_from_slice(&u32::to_le_bytes(v));

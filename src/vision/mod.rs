@@ -1,6 +1,7 @@
-//! Seeing the board on a screenshot (pure: pixels in, geometry out). So far: decoding every
-//! screenshot form a phone gives (PNG, JPEG, raw `screencap` dumps) and finding the 4x4 grid
-//! without a profile (`grid`). Reading the letters is still to come.
+//! Seeing the board on a screenshot (pure: bytes or pixels in, a reading out): decoding every
+//! screenshot form a phone gives (PNG, JPEG, raw `screencap` dumps, `framebuffer:` answers),
+//! finding the 4x4 grid (`grid`), reading the letters and badges (`read`, `glyph`), and the
+//! generated screens the reader is measured on (`corpus`).
 
 pub mod corpus;
 pub mod glyph;
@@ -18,6 +19,8 @@ pub enum VisionError {
     Decode(String),
     #[error("raw screencap pixel format {0} is not one this reads (1 RGBA, 2 RGBX, 5 BGRA)")]
     PixelFormat(u32),
+    #[error("framebuffer channels are not whole bytes of a 32-bit pixel")]
+    FramebufferLayout,
 }
 
 /// Decodes a screenshot: PNG, JPEG, or a raw `screencap` dump (a header of width, height,
@@ -30,7 +33,49 @@ pub fn decode(bytes: &[u8]) -> Result<RgbaImage, VisionError> {
             .map(|i| i.to_rgba8())
             .map_err(|e| VisionError::Decode(e.to_string()));
     }
-    raw_screencap(bytes).unwrap_or(Err(VisionError::NotAnImage(bytes.len())))
+    raw_screencap(bytes)
+        .or_else(|| framebuffer(bytes))
+        .unwrap_or(Err(VisionError::NotAnImage(bytes.len())))
+}
+
+/// A `framebuffer:` service answer, if `bytes` is one: a header of little-endian u32s
+/// (version; bits per pixel; from version 2 a colour space; size in bytes; width; height;
+/// then offset and length in bits of red, blue, green and alpha), then the pixels. Version 1
+/// is what adbd sends before Android 8, version 2 after.
+fn framebuffer(bytes: &[u8]) -> Option<Result<RgbaImage, VisionError>> {
+    let word = |i: usize| {
+        bytes
+            .get(i * 4..i * 4 + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let version = word(0)?;
+    let (header, first) = match version {
+        1 => (13, 2),
+        2 => (14, 3),
+        _ => return None,
+    };
+    let (bpp, size, w, h) = (word(1)?, word(first)?, word(first + 1)?, word(first + 2)?);
+    if w == 0 || h == 0 || w > 10_000 || h > 10_000 || bpp != 32 {
+        return None;
+    }
+    if size as usize != w as usize * h as usize * 4 || bytes.len() != header * 4 + size as usize {
+        return None;
+    }
+    // (offset, length) in bits of red, blue, green, alpha.
+    let channel = |k: usize| Some((word(first + 3 + 2 * k)?, word(first + 4 + 2 * k)?));
+    let (red, blue, green) = (channel(0)?, channel(1)?, channel(2)?);
+    let byte_of = |(offset, len): (u32, u32)| {
+        (len == 8 && offset % 8 == 0 && offset < 32).then_some(offset as usize / 8)
+    };
+    let (Some(r), Some(g), Some(b)) = (byte_of(red), byte_of(green), byte_of(blue)) else {
+        return Some(Err(VisionError::FramebufferLayout));
+    };
+    let data = &bytes[header * 4..];
+    let mut out = Vec::with_capacity(size as usize);
+    for p in data.chunks_exact(4) {
+        out.extend_from_slice(&[p[r], p[g], p[b], 255]);
+    }
+    Some(RgbaImage::from_raw(w, h, out).ok_or(VisionError::NotAnImage(bytes.len())))
 }
 
 /// A raw dump, if `bytes` is one (its length must match the header exactly).
@@ -93,6 +138,22 @@ mod tests {
             decode(&dump(&[1, 1, 4], &[[0, 0, 0, 0]])),
             Err(VisionError::PixelFormat(4))
         );
+    }
+
+    #[test]
+    fn framebuffer_answers_of_both_versions_decode() {
+        // BGRA in memory: blue at bit 0, green 8, red 16, alpha 24.
+        let px = [[30, 20, 10, 255], [60, 50, 40, 0]];
+        let v1 = [1, 32, 8, 2, 1, 16, 8, 0, 8, 8, 8, 24, 8];
+        let v2 = [2, 32, 0, 8, 2, 1, 16, 8, 0, 8, 8, 8, 24, 8];
+        for header in [&v1[..], &v2[..]] {
+            let img = decode(&dump(header, &px)).expect("a framebuffer answer");
+            assert_eq!(img.dimensions(), (2, 1));
+            assert_eq!(img.get_pixel(0, 0).0, [10, 20, 30, 255]);
+            assert_eq!(img.get_pixel(1, 0).0, [40, 50, 60, 255]);
+        }
+        // A 16-bit framebuffer is not one this reads.
+        assert!(decode(&dump(&[1, 16, 4, 1, 1, 11, 5, 0, 5, 5, 6, 0, 0], &[[0; 4]])).is_err());
     }
 
     #[test]

@@ -405,6 +405,19 @@ impl Reading {
         let tiles: Vec<u8> = self.tiles.iter().map(|t| t.tile).collect();
         crate::board::Board::from_tiles(&tiles).expect("16 tiles in range")
     }
+
+    /// The bonus badges read, for scoring.
+    pub fn bonuses(&self) -> crate::score::Bonuses {
+        let board = self.board();
+        let mut bonuses = crate::score::Bonuses::none();
+        for (i, t) in self.tiles.iter().enumerate() {
+            if let (Some(b), Some(pos)) = (t.bonus, board.pos(i / 4, i % 4)) {
+                // One badge per tile: `set` cannot refuse here.
+                let _ = bonuses.set(&board, pos, b);
+            }
+        }
+        bonuses
+    }
 }
 
 /// Reads the board on `img`: in `grid` when given (a profile's), else in the grid found.

@@ -1,0 +1,103 @@
+//! Looking at the phone: a screenshot read as a board, once (`look`) or until a board shows
+//! (`watch`). The screenshot and the reading are kept together, so that a caller who cannot
+//! trust the reading can save what the phone showed and tell the user what was read.
+
+use std::time::Duration;
+
+use image::RgbaImage;
+use tokio::time::Instant;
+
+use crate::phone::{Phone, PhoneError};
+use crate::vision::glyph::Classifier;
+use crate::vision::grid::Grid;
+use crate::vision::read::{self, NotABoard, Reading};
+
+/// One screenshot and what was read on it.
+pub struct Look {
+    pub image: RgbaImage,
+    pub reading: Result<Reading, NotABoard>,
+    /// How long the screenshot took to arrive.
+    pub capture: Duration,
+    /// How long reading it took.
+    pub read: Duration,
+}
+
+impl Look {
+    /// The reading, when it is a board read surely.
+    pub fn sure(&self) -> Option<&Reading> {
+        self.reading.as_ref().ok().filter(|r| r.sure())
+    }
+}
+
+/// Takes a screenshot and reads it in `grid` (a profile's grid, scaled to the phone).
+pub async fn look(phone: &Phone, grid: &Grid, classifier: Classifier) -> Result<Look, PhoneError> {
+    let started = Instant::now();
+    let image = phone.screenshot().await?;
+    let capture = started.elapsed();
+    let grid = grid.clone();
+    // Reading is tens of milliseconds of arithmetic: off the runtime's threads.
+    let (image, reading, read) = tokio::task::spawn_blocking(move || {
+        let started = std::time::Instant::now();
+        let reading = read::read(&image, Some(&grid), &classifier);
+        (image, reading, started.elapsed())
+    })
+    .await
+    .map_err(|e| PhoneError::Unexpected("reading the screenshot".into(), e.to_string()))?;
+    Ok(Look {
+        image,
+        reading,
+        capture,
+        read,
+    })
+}
+
+/// How `watch` waits.
+#[derive(Clone, Copy, Debug)]
+pub struct Watch {
+    /// Time between two screenshots (from the start of one to the start of the next).
+    pub every: Duration,
+    /// How long a board may stay unsure before `watch` gives up on it (a board drawn in
+    /// a font the reader cannot read will not become readable by waiting; one mid-animation
+    /// will).
+    pub patience: Duration,
+}
+
+impl Default for Watch {
+    fn default() -> Watch {
+        Watch {
+            every: Duration::from_millis(250),
+            patience: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Looks every `w.every` until a board is read surely, and returns that look; or returns the
+/// last look once a board has been on screen, unsure, for `w.patience`. Screens that are not
+/// boards (a menu, a results screen) are waited out for as long as it takes: the caller stops
+/// the wait by dropping the future. `seen` is called with every look.
+pub async fn watch(
+    phone: &Phone,
+    grid: &Grid,
+    classifier: Classifier,
+    w: Watch,
+    mut seen: impl FnMut(&Look),
+) -> Result<Look, PhoneError> {
+    let mut unsure_since: Option<Instant> = None;
+    loop {
+        let started = Instant::now();
+        let l = look(phone, grid, classifier).await?;
+        seen(&l);
+        if l.sure().is_some() {
+            return Ok(l);
+        }
+        if l.reading.is_ok() {
+            let since = *unsure_since.get_or_insert(started);
+            if since.elapsed() >= w.patience {
+                return Ok(l);
+            }
+        } else {
+            unsure_since = None;
+        }
+        tokio::time::sleep_until(started + w.every).await;
+    }
+}
