@@ -54,6 +54,10 @@ pub enum Command {
     /// A board not read surely is never played: the screenshot is saved, what was read is
     /// shown, and the letters are asked for on the terminal (exit code 3 without one).
     Play(PlayArgs),
+    /// Make a profile for a new phone from a screenshot of a round in progress: find the grid
+    /// and the lifeline buttons under it, probe the input routes, and write DIR/NAME.toml with
+    /// an overlay picture of what was found, to check at a glance.
+    Calibrate(CalibrateArgs),
     /// Read the board on a screenshot (PNG, JPEG or a raw `screencap` dump): the 16 tiles with
     /// their confidence, the bonus badges, and where the grid is. Exit code 3 when the screen
     /// is not a board or a tile is not read surely.
@@ -97,6 +101,19 @@ pub struct PlayArgs {
     /// started before the round.
     #[arg(long, conflicts_with = "board")]
     pub watch: bool,
+    #[command(flatten)]
+    pub phone: PhoneArgs,
+    /// Seconds left on the game's clock now (default: the profile's whole round, as when the
+    /// bot starts with the round). No word is started that would end after the clock.
+    #[arg(long, value_name = "SECS")]
+    pub time_left: Option<f64>,
+    #[command(flatten)]
+    pub round: RoundArgs,
+}
+
+/// Which phone, through which adb server (`play` and `calibrate`).
+#[derive(clap::Args, Debug)]
+pub struct PhoneArgs {
     /// Host of the adb server.
     #[arg(short = 'H', long = "host", default_value = "127.0.0.1")]
     pub host: String,
@@ -114,12 +131,42 @@ pub struct PlayArgs {
     /// First ask the adb server to connect this TCP phone (as `adb connect HOST:PORT`).
     #[arg(long, value_name = "HOST:PORT")]
     pub connect: Option<String>,
-    /// Seconds left on the game's clock now (default: the profile's whole round, as when the
-    /// bot starts with the round). No word is started that would end after the clock.
-    #[arg(long, value_name = "SECS")]
-    pub time_left: Option<f64>,
+}
+
+impl PhoneArgs {
+    fn options(&self) -> Result<scramblebot::phone::ServerOptions, BadInput> {
+        Ok(scramblebot::phone::ServerOptions {
+            server: ipv4("-H", &self.host, Some(self.port))?,
+            serial: self.serial.clone(),
+            connect: self
+                .connect
+                .as_deref()
+                .map(|c| ipv4("--connect", c, None))
+                .transpose()?,
+        })
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CalibrateArgs {
+    /// Name of the new profile (letters, digits, - and _): written as DIR/NAME.toml, and used
+    /// as `play --device NAME`.
+    #[arg(long)]
+    pub name: String,
+    /// Calibrate from this screenshot (PNG, JPEG or raw screencap) instead of a phone.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["serial", "connect"])]
+    pub image: Option<PathBuf>,
+    /// Where Freeze is, in screen pixels, when it is not the first button under the grid.
+    #[arg(long, value_name = "X,Y")]
+    pub freeze: Option<String>,
+    /// Directory to write NAME.toml and NAME.overlay.png in.
+    #[arg(long, value_name = "DIR", default_value = "devices")]
+    pub dir: PathBuf,
+    /// Replace an existing profile of that name.
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
-    pub round: RoundArgs,
+    pub phone: PhoneArgs,
 }
 
 /// How a round is played and reported (`play` and `demo`).
@@ -894,18 +941,10 @@ fn chosen_profile(
 }
 
 pub fn play(args: PlayArgs) -> anyhow::Result<()> {
-    use scramblebot::phone::{Phone, ServerOptions};
+    use scramblebot::phone::Phone;
     let profile = chosen_profile(args.device.as_deref(), args.profile.as_deref())?
         .expect("clap requires --device or --profile");
-    let opts = ServerOptions {
-        server: ipv4("-H", &args.host, Some(args.port))?,
-        serial: args.serial.clone(),
-        connect: args
-            .connect
-            .as_deref()
-            .map(|c| ipv4("--connect", c, None))
-            .transpose()?,
-    };
+    let opts = args.phone.options()?;
     let typed = args
         .board
         .as_deref()
@@ -1388,6 +1427,164 @@ fn bench_vision(args: &BenchArgs) -> anyhow::Result<()> {
         r.non_boards,
         r.mean_read_ms,
         r.max_read_ms
+    )?;
+    Ok(())
+}
+
+/// "X,Y" in screen pixels.
+fn point(what: &str, text: &str) -> Result<(f32, f32), BadInput> {
+    text.split_once(',')
+        .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)))
+        .filter(|(x, y): &(f32, f32)| x.is_finite() && y.is_finite())
+        .ok_or_else(|| BadInput(anyhow::anyhow!("{what} {text:?} is not X,Y in pixels")))
+}
+
+pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
+    use scramblebot::calibrate::{self, CalibrateError};
+    use scramblebot::phone::Phone;
+    use scramblebot::phone::sendevent::{Panel, parse_getevent};
+    use scramblebot::play::Injector;
+    use scramblebot::profile::{Profile, Route};
+    use scramblebot::vision::glyph::Classifier;
+    if !Profile::valid_name(&args.name) {
+        return Err(BadInput(anyhow::anyhow!(
+            "--name {:?} is not a device name: letters, digits, - and _",
+            args.name
+        ))
+        .into());
+    }
+    let freeze = args
+        .freeze
+        .as_deref()
+        .map(|f| point("--freeze", f))
+        .transpose()?;
+    let toml_path = args.dir.join(format!("{}.toml", args.name));
+    let overlay_path = args.dir.join(format!("{}.overlay.png", args.name));
+    if toml_path.exists() && !args.force {
+        return Err(BadInput(anyhow::anyhow!(
+            "{} exists: choose another --name, or --force to replace it",
+            toml_path.display()
+        ))
+        .into());
+    }
+    // The screen, and what the phone says about itself.
+    let mut about: Vec<String> = Vec::new();
+    let img = match &args.image {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .with_context(|| format!("cannot read {}", path.display()))
+                .map_err(BadInput)?;
+            about.push(format!("from the screenshot {}", path.display()));
+            scramblebot::vision::decode(&bytes)
+                .with_context(|| path.display().to_string())
+                .map_err(BadInput)?
+        }
+        None => {
+            let opts = args.phone.options()?;
+            let runtime = round_runtime()?;
+            runtime.block_on(async {
+                let phone = Phone::connect_server(&opts).await?;
+                about.push(format!(
+                    "from {} ({}, sdk {}, wm size {}x{})",
+                    phone.serial, phone.model, phone.sdk, phone.screen.0, phone.screen.1
+                ));
+                let img = phone.screenshot().await?;
+                if img.dimensions() != phone.screen {
+                    anyhow::bail!(
+                        "the screenshot is {}x{} but `wm size` says {}x{}: hold the phone upright (portrait) and calibrate again",
+                        img.width(),
+                        img.height(),
+                        phone.screen.0,
+                        phone.screen.1
+                    );
+                }
+                let getevent = phone.shell("getevent -p").await?;
+                about.push(match Panel::find(&parse_getevent(&getevent), phone.screen) {
+                    Some(panel) => format!("touchscreen {}", panel.describe()),
+                    None => "no touchscreen in `getevent -p` (sendevent cannot be used)".into(),
+                });
+                // Which routes this phone takes; `auto` picks the fastest at play time.
+                let mut works = Vec::new();
+                for route in [Route::Monkey, Route::Motionevent, Route::Sendevent] {
+                    match Injector::open(&phone, route, &mut |_| {}).await {
+                        Ok(injector) => {
+                            injector.finish().await;
+                            works.push(route.name().to_owned());
+                        }
+                        Err(e) => about.push(format!("route {}: no ({e})", route.name())),
+                    }
+                }
+                works.push("tap".into());
+                about.push(format!("routes that work: {}", works.join(", ")));
+                anyhow::Ok(img)
+            })?
+        }
+    };
+    let classifier = Classifier::built_in();
+    let cal = match calibrate::calibrate(&img, freeze, &classifier) {
+        Ok(c) => c,
+        Err(e @ CalibrateError::NotABoard(_)) => return Err(NotSure(e.to_string()).into()),
+        Err(e) => return Err(BadInput(e.into()).into()),
+    };
+    let profile = cal.profile(&args.name).map_err(bad)?;
+    let reading = &cal.reading;
+    about.push(format!(
+        "board read {}{}",
+        reading.board(),
+        if reading.sure() {
+            String::new()
+        } else {
+            format!(" (not sure of {})", unsure_text(reading))
+        }
+    ));
+    about.push(format!("check it on {}", overlay_path.display()));
+    let header = std::iter::once(format!(
+        "{}: calibrated by `scramblebot calibrate`",
+        args.name
+    ))
+    .chain(about.iter().cloned())
+    .collect::<Vec<_>>()
+    .join("\n");
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("cannot create {}", args.dir.display()))?;
+    calibrate::overlay(&img, &profile, Some(reading))
+        .save(&overlay_path)
+        .with_context(|| format!("cannot write {}", overlay_path.display()))?;
+    std::fs::write(&toml_path, profile.to_toml(&header))
+        .with_context(|| format!("cannot write {}", toml_path.display()))?;
+    let c = &profile.centres;
+    let mut out = std::io::stdout().lock();
+    for line in &about {
+        writeln!(out, "{line}")?;
+    }
+    writeln!(
+        out,
+        "grid: first centre ({}, {}), last ({}, {}), tile {} px; buttons: {} (radius {}){}",
+        c[0].0,
+        c[0].1,
+        c[15].0,
+        c[15].1,
+        profile.tile,
+        profile
+            .buttons
+            .iter()
+            .map(|(n, p)| format!("{n} ({}, {})", p.0, p.1))
+            .collect::<Vec<_>>()
+            .join(", "),
+        profile.button_radius,
+        if cal.freeze_given {
+            ", freeze as given"
+        } else {
+            ""
+        }
+    )?;
+    writeln!(
+        out,
+        "wrote {} and {}; play with --device {} (from this directory) or --profile {}",
+        toml_path.display(),
+        overlay_path.display(),
+        args.name,
+        toml_path.display()
     )?;
     Ok(())
 }

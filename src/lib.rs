@@ -22,6 +22,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod calibrate;
 pub mod dict;
 pub mod gesture;
 pub mod look;

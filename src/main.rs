@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         cli::Command::Demo(a) => cli::demo(a),
         cli::Command::Play(a) => cli::play(a),
         cli::Command::Read(a) => cli::read(a),
+        cli::Command::Calibrate(a) => cli::calibrate(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -448,6 +448,55 @@ impl Profile {
         })
     }
 
+    /// A device name is letters, digits, - and _ (it becomes a file name).
+    pub fn valid_name(name: &str) -> bool {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    }
+
+    /// The profile as a devices/*.toml file that `from_toml_str` reads back to the same
+    /// profile (the grid as its 16 centres). `header` lines become comments at the top.
+    pub fn to_toml(&self, header: &str) -> String {
+        let mut out = String::new();
+        for line in header.lines() {
+            out += &format!("# {line}\n");
+        }
+        out += &format!("name = {:?}\n\n", self.name);
+        out += &format!(
+            "[screen]\nwidth = {}\nheight = {}\n\n",
+            self.width, self.height
+        );
+        out += "[grid]\ncentres = [ # row by row\n";
+        for row in self.centres.chunks(SIDE) {
+            let cells: Vec<String> = row.iter().map(|c| format!("[{}, {}]", c.0, c.1)).collect();
+            out += &format!("    {},\n", cells.join(", "));
+        }
+        out += &format!("]\ntile = {}\n\n[buttons]\n", self.tile);
+        for (name, b) in &self.buttons {
+            out += &format!("{name} = [{}, {}]\n", b.0, b.1);
+        }
+        out += &format!("radius = {}\n\n", self.button_radius);
+        let i = &self.input;
+        out += &format!(
+            "[input]\nroute = {:?}\nsample_ms = {}\nbetween = {}\nword_pause_ms = {}\n\n",
+            i.route.name(),
+            i.sample_ms,
+            i.between,
+            i.word_pause_ms
+        );
+        let r = &self.rules;
+        out += &format!(
+            "[rules]\nround_secs = {}\nmin_len = {}\nfreeze_every_secs = {}\nfreeze_secs = {}\n",
+            r.round_secs, r.min_len, r.freeze_every_secs, r.freeze_secs
+        );
+        if let Some(n) = r.freeze_uses {
+            out += &format!("freeze_uses = {n}\n");
+        }
+        out
+    }
+
     /// Finds `--device NAME`: ./devices, then `config_dir/devices` (the user's
     /// `$XDG_CONFIG_HOME/scramblebot`), then the built-in profiles.
     pub fn find(
@@ -455,11 +504,7 @@ impl Profile {
         cwd: &Path,
         config_dir: Option<&Path>,
     ) -> Result<Profile, ProfileError> {
-        let valid = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        if !valid {
+        if !Profile::valid_name(name) {
             return Err(ProfileError {
                 file: name.to_owned(),
                 line: None,
@@ -657,6 +702,23 @@ freeze_every_secs = 30
         assert_eq!(big.tile, 276.0);
         let e = p.for_screen(1080, 2400).unwrap_err();
         assert!(e.to_string().contains("calibrate"), "{e}");
+    }
+
+    #[test]
+    fn to_toml_reads_back_to_the_same_profile() {
+        for (name, _) in BUILT_IN {
+            let p = Profile::built_in(name).unwrap();
+            let text = p.to_toml("written by a test\nsecond line");
+            assert!(text.starts_with("# written by a test\n# second line\n"));
+            assert_eq!(Profile::from_toml_str(&text, "x").unwrap(), p, "{text}");
+        }
+        let mut odd = Profile::built_in("pixel").unwrap();
+        odd.centres[5].0 += 0.3;
+        odd.tile = 221.7;
+        odd.rules.freeze_uses = Some(2);
+        odd.input.route = Route::Monkey;
+        let text = odd.to_toml("");
+        assert_eq!(Profile::from_toml_str(&text, "x").unwrap(), odd, "{text}");
     }
 
     #[test]

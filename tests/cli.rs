@@ -624,6 +624,130 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     referee_agrees(&lobby, &r);
 }
 
+#[test]
+fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() {
+    use scramblebot::Board;
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("scramblebot-calibrate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+            .args(args)
+            .args(["-P", &server.port.to_string()])
+            .env("HOME", &server.home)
+            .env_remove("ANDROID_SERIAL")
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for (model, board) in [
+        (Model::Nexus7, "rats/eqxj/zkvw/ybxo"),
+        (Model::Pixel, "mild/exqf/gkzh/vnyu"),
+        (Model::Small, "cape/rwjq/xzvk/oybf"),
+    ] {
+        let phone = common::start_with(SimConfig {
+            model,
+            game: GameConfig {
+                board: Some(Board::parse(board).unwrap()),
+                ..GameConfig::default()
+            },
+            report: None,
+        });
+        let addr = phone.addr().to_string();
+        let name = format!("new-{}", model.name());
+        let out = run(&["calibrate", "--name", &name, "--connect", &addr]);
+        let what = format!("{}: {}", model.name(), text(&out.stderr));
+        assert!(out.status.success(), "{what}");
+        let said = text(&out.stdout);
+        assert!(said.contains("routes that work: monkey"), "{said}");
+        let toml = dir.join("devices").join(format!("{name}.toml"));
+        let overlay = image::open(dir.join("devices").join(format!("{name}.overlay.png")))
+            .expect("an overlay PNG");
+        let profile = scramblebot::profile::Profile::load(&toml).expect("a valid profile");
+        assert_eq!(
+            (overlay.width(), overlay.height()),
+            (profile.width, profile.height)
+        );
+        assert!(phone.device().game().strokes().is_empty(), "{what}");
+        // Calibrating touches nothing; playing with the new profile (found in ./devices)
+        // enters every word of the board read on the screen.
+        let out = run(&["play", "--device", &name, "-s", &addr, "--json"]);
+        let what = format!("{}: {}", model.name(), text(&out.stderr));
+        assert!(out.status.success(), "{what}");
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["board_from"], "screen", "{what}");
+        referee_agrees(&phone, &r);
+        // A second calibration under the same name needs --force.
+        let out = run(&["calibrate", "--name", &name, "-s", &addr]);
+        fails_with(&out, 2, "--force", "an existing profile");
+        assert!(server.adb(&["disconnect", &addr]).status.success());
+    }
+    // From a file; a screen that is not a round; bad names and points.
+    let lobby = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig {
+            lobby: true,
+            ..GameConfig::default()
+        },
+        report: None,
+    });
+    let round = common::start(Model::Nexus7);
+    let shot = dir.join("round.jpg");
+    image::DynamicImage::ImageRgba8((*round.device().screenshot()).clone())
+        .to_rgb8()
+        .save(&shot)
+        .unwrap();
+    let out = run(&[
+        "calibrate",
+        "--name",
+        "from-file",
+        "--image",
+        &shot.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let found = scramblebot::profile::Profile::load(&dir.join("devices/from-file.toml")).unwrap();
+    let shipped = scramblebot::profile::Profile::built_in("nexus7").unwrap();
+    for (a, b) in found.centres.iter().zip(&shipped.centres) {
+        assert!((a.0 - b.0).hypot(a.1 - b.1) < 4.0, "{a:?} for {b:?}");
+    }
+    let shot = dir.join("lobby.png");
+    lobby.device().screenshot().save(&shot).unwrap();
+    let shot = shot.display().to_string();
+    fails_with(
+        &run(&["calibrate", "--name", "lobby", "--image", &shot]),
+        3,
+        "a round in progress",
+        "the lobby",
+    );
+    fails_with(
+        &run(&["calibrate", "--name", "../x", "--image", &shot]),
+        2,
+        "not a device name",
+        "a bad name",
+    );
+    fails_with(
+        &run(&[
+            "calibrate",
+            "--name",
+            "x",
+            "--image",
+            &shot,
+            "--freeze",
+            "1;2",
+        ]),
+        2,
+        "not X,Y",
+        "a bad point",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `scramblebot play` through the adb server at `server`, with `args`, ready to run.
 fn play_command(server: &common::AdbServer, args: &[&str]) -> Command {
     let mut play = Command::new(env!("CARGO_BIN_EXE_scramblebot"));

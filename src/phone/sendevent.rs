@@ -152,6 +152,14 @@ impl Panel {
         })
     }
 
+    /// "PATH (NAME): x MIN..MAX, y MIN..MAX raw units" for people.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({}): x {}..{}, y {}..{} raw units",
+            self.path, self.name, self.x.0, self.x.1, self.y.0, self.y.1
+        )
+    }
+
     /// Display pixels to raw panel units.
     pub fn raw(&self, px: i32, py: i32) -> (i64, i64) {
         let map = |v: i32, (min, max): (i32, i32), size: u32| {

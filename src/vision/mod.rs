@@ -3,6 +3,7 @@
 //! finding the 4x4 grid (`grid`), reading the letters and badges (`read`, `glyph`), and the
 //! generated screens the reader is measured on (`corpus`).
 
+pub mod buttons;
 pub mod corpus;
 pub mod glyph;
 pub mod grid;

@@ -1,0 +1,281 @@
+//! Calibrating a new phone from one screenshot of a round in progress: the grid and its tiles
+//! (found, then read, so a menu or a dimmed board is refused), the row of lifeline buttons
+//! under it (Freeze first, unless the user points at it), a checked `Profile` built from them,
+//! and an overlay picture of what was found for a person to check at a glance. Pure: the
+//! command line takes the screenshot, probes the phone and writes the files.
+
+use image::{Rgba, RgbaImage};
+
+use crate::board::tile_name;
+use crate::profile::{Input, Point, Profile, ProfileError, Route, Rules, SIDE};
+use crate::vision::buttons::{self, Button};
+use crate::vision::glyph::Classifier;
+use crate::vision::grid::{self, Grid};
+use crate::vision::read::{self, NotABoard, Reading};
+
+/// Why a screen cannot be calibrated from.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrateError {
+    #[error("{0}: calibrate on a screenshot of a round in progress")]
+    NotABoard(#[from] NotABoard),
+    #[error(
+        "no row of lifeline buttons under the grid: point at Freeze with --freeze X,Y (pixels)"
+    )]
+    NoButtons,
+    #[error("--freeze ({0}, {1}) is off the {2}x{3} screen")]
+    FreezeOffScreen(f32, f32, u32, u32),
+    #[error("the profile found is not valid: {0}")]
+    Profile(#[from] ProfileError),
+}
+
+/// What one screenshot shows.
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    pub width: u32,
+    pub height: u32,
+    pub reading: Reading,
+    /// The lifeline buttons, Freeze first.
+    pub buttons: Vec<Button>,
+    /// Freeze was given by the user, not found.
+    pub freeze_given: bool,
+}
+
+/// Button names in the game's order, left to right.
+const NAMES: [&str; 3] = ["freeze", "inspire", "scramble"];
+
+/// Finds the grid, reads it, and finds the lifeline buttons on `img`; `freeze` (screen
+/// pixels) names the Freeze button when the user knows better.
+pub fn calibrate(
+    img: &RgbaImage,
+    freeze: Option<Point>,
+    classifier: &Classifier,
+) -> Result<Calibration, CalibrateError> {
+    let (width, height) = img.dimensions();
+    let grid = grid::find(img).ok_or(NotABoard::NoGrid)?;
+    let reading = read::read(img, Some(&grid), classifier)?;
+    let mut found = buttons::find(img, &grid);
+    if let Some((x, y)) = freeze {
+        if !(0.0..width as f32).contains(&x) || !(0.0..height as f32).contains(&y) {
+            return Err(CalibrateError::FreezeOffScreen(x, y, width, height));
+        }
+        let radius = match found.first() {
+            Some(b) => b.radius,
+            None => 0.35 * grid.pitch.0.min(grid.pitch.1),
+        };
+        // The button pointed at becomes Freeze; the others keep their order.
+        found.retain(|b| (b.x - x).hypot(b.y - y) > b.radius);
+        found.insert(0, Button { x, y, radius });
+    }
+    if found.is_empty() {
+        return Err(CalibrateError::NoButtons);
+    }
+    Ok(Calibration {
+        width,
+        height,
+        reading,
+        buttons: found,
+        freeze_given: freeze.is_some(),
+    })
+}
+
+/// Tenths of a pixel are plenty, and keep the file readable.
+fn tenth(v: f32) -> f32 {
+    (v * 10.0).round() / 10.0
+}
+
+impl Calibration {
+    /// The profile `name` for this screen, with the default input and the game's rules,
+    /// checked as any profile file is.
+    pub fn profile(&self, name: &str) -> Result<Profile, ProfileError> {
+        let grid: &Grid = &self.reading.grid;
+        let centres: [Point; SIDE * SIDE] =
+            std::array::from_fn(|i| (tenth(grid.centres[i].0), tenth(grid.centres[i].1)));
+        let buttons = self
+            .buttons
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let name = NAMES
+                    .get(i)
+                    .map_or_else(|| format!("button{}", i + 1), |n| (*n).to_owned());
+                (name, (tenth(b.x), tenth(b.y)))
+            })
+            .collect();
+        // The smallest radius found: a touch at the centre lands inside any of them.
+        let radius = self
+            .buttons
+            .iter()
+            .map(|b| b.radius)
+            .fold(f32::INFINITY, f32::min);
+        let profile = Profile {
+            name: name.to_owned(),
+            width: self.width,
+            height: self.height,
+            centres,
+            tile: tenth(grid.tile),
+            buttons,
+            button_radius: tenth(radius),
+            input: Input {
+                route: Route::Auto,
+                sample_ms: 20,
+                between: 0,
+                word_pause_ms: 0,
+            },
+            rules: Rules {
+                round_secs: 120.0,
+                min_len: 2,
+                freeze_every_secs: 30.0,
+                freeze_uses: None,
+                freeze_secs: 15.0,
+            },
+        };
+        // Through the file form, so that every check a profile file gets applies.
+        Profile::from_toml_str(&profile.to_toml(""), &format!("{name}.toml"))
+    }
+}
+
+/// `img` with `profile` drawn on it: each tile's square (where the bot may touch) and centre,
+/// the letter read there, and each button's circle, for a person to check at a glance.
+pub fn overlay(img: &RgbaImage, profile: &Profile, reading: Option<&Reading>) -> RgbaImage {
+    use imageproc::drawing::{draw_hollow_circle_mut, draw_hollow_rect_mut, draw_text_mut};
+    use imageproc::rect::Rect;
+    let mut out = img.clone();
+    let green = Rgba([0, 200, 60, 255]);
+    let red = Rgba([230, 30, 30, 255]);
+    let magenta = Rgba([220, 0, 220, 255]);
+    let thick = (profile.pitch() / 60.0).ceil().max(1.0) as i32;
+    let half = profile.tile / 2.0;
+    let font = ab_glyph::FontRef::try_from_slice(dejavu::sans::bold()).expect("DejaVu Sans Bold");
+    let scale = ab_glyph::PxScale::from(profile.tile * 0.22);
+    for (i, c) in profile.centres.iter().enumerate() {
+        for t in 0..thick {
+            let side = (profile.tile as i32 - 2 * t).max(1) as u32;
+            let rect =
+                Rect::at((c.0 - half) as i32 + t, (c.1 - half) as i32 + t).of_size(side, side);
+            draw_hollow_rect_mut(&mut out, rect, green);
+        }
+        mark(&mut out, *c, profile.tile * 0.08, thick, red);
+        if let Some(t) = reading.and_then(|r| r.tiles.get(i)) {
+            let (x, y) = ((c.0 - half * 0.9) as i32, (c.1 + half * 0.55) as i32);
+            draw_text_mut(&mut out, magenta, x, y, scale, &font, tile_name(t.tile));
+        }
+    }
+    for (_, b) in &profile.buttons {
+        for t in 0..thick {
+            let r = (profile.button_radius as i32 - t).max(1);
+            draw_hollow_circle_mut(&mut out, (b.0 as i32, b.1 as i32), r, red);
+        }
+        mark(&mut out, *b, profile.button_radius * 0.15, thick, red);
+    }
+    out
+}
+
+/// A plus sign of arm `arm` and thickness `thick` centred on `c`.
+fn mark(img: &mut RgbaImage, c: Point, arm: f32, thick: i32, colour: Rgba<u8>) {
+    use imageproc::drawing::draw_filled_rect_mut;
+    use imageproc::rect::Rect;
+    let (arm, t) = (arm.max(2.0) as i32, thick.max(1));
+    let (x, y) = (c.0 as i32, c.1 as i32);
+    let long = (2 * arm + 1) as u32;
+    draw_filled_rect_mut(
+        img,
+        Rect::at(x - arm, y - t / 2).of_size(long, t as u32),
+        colour,
+    );
+    draw_filled_rect_mut(
+        img,
+        Rect::at(x - t / 2, y - arm).of_size(t as u32, long),
+        colour,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::game::GameConfig;
+    use crate::sim::{Device, Model, SimConfig};
+
+    fn screen(model: Model) -> RgbaImage {
+        let device = Device::new(SimConfig {
+            model,
+            game: GameConfig::default(),
+            report: None,
+        });
+        (*device.screenshot()).clone()
+    }
+
+    #[test]
+    fn every_virtual_phone_calibrates_to_its_shipped_profile() {
+        for model in Model::ALL {
+            let img = screen(model);
+            let cal = calibrate(&img, None, &Classifier::built_in()).expect("a round");
+            let found = cal.profile("found").unwrap();
+            let shipped = Profile::built_in(model.name()).unwrap();
+            let near = |a: Point, b: Point, tol: f32| (a.0 - b.0).hypot(a.1 - b.1) <= tol;
+            let tol = shipped.pitch() * 0.02;
+            for (a, b) in found.centres.iter().zip(&shipped.centres) {
+                assert!(near(*a, *b, tol), "{model:?}: centre {a:?} for {b:?}");
+            }
+            assert_eq!(found.buttons.len(), shipped.buttons.len(), "{model:?}");
+            for ((n1, a), (n2, b)) in found.buttons.iter().zip(&shipped.buttons) {
+                assert_eq!(n1, n2, "{model:?}");
+                assert!(near(*a, *b, tol), "{model:?}: {n1} at {a:?} for {b:?}");
+            }
+            let r = found.button_radius / shipped.button_radius;
+            assert!(
+                (0.8..=1.1).contains(&r),
+                "{model:?}: radius {}",
+                found.button_radius
+            );
+            // The overlay is the screen with marks on it.
+            let drawn = overlay(&img, &found, Some(&cal.reading));
+            assert_eq!(drawn.dimensions(), img.dimensions());
+            assert_ne!(drawn.as_raw(), img.as_raw());
+        }
+    }
+
+    #[test]
+    fn freeze_pointed_at_comes_first_and_screens_without_a_round_are_refused() {
+        let img = screen(Model::Nexus7);
+        let classifier = Classifier::built_in();
+        // Pointing at the third button makes it Freeze.
+        let cal = calibrate(&img, Some((600.0, 1200.0)), &classifier).unwrap();
+        let p = cal.profile("x").unwrap();
+        assert_eq!(p.freeze(), (600.0, 1200.0));
+        assert_eq!(p.buttons.len(), 3);
+        assert!(cal.freeze_given);
+        assert!(matches!(
+            calibrate(&img, Some((900.0, 10.0)), &classifier),
+            Err(CalibrateError::FreezeOffScreen(..))
+        ));
+        // The lobby is not a round.
+        let device = Device::new(SimConfig {
+            model: Model::Nexus7,
+            game: GameConfig {
+                lobby: true,
+                ..GameConfig::default()
+            },
+            report: None,
+        });
+        assert!(matches!(
+            calibrate(&device.screenshot(), None, &classifier),
+            Err(CalibrateError::NotABoard(_))
+        ));
+        // A screen with the grid but nothing under it: the buttons must be pointed at.
+        let mut cropped = img.clone();
+        for y in 1100..1280 {
+            for x in 0..800 {
+                cropped.put_pixel(x, y, *img.get_pixel(x, 1095));
+            }
+        }
+        assert!(matches!(
+            calibrate(&cropped, None, &classifier),
+            Err(CalibrateError::NoButtons)
+        ));
+        let p = calibrate(&cropped, Some((400.0, 1200.0)), &classifier)
+            .unwrap()
+            .profile("y")
+            .unwrap();
+        assert_eq!(p.buttons.len(), 1);
+    }
+}
