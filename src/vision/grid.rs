@@ -74,21 +74,21 @@ fn shrink(img: &RgbaImage) -> Shrunk {
     let mut luma = vec![0u8; w * h];
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
+    // Rec. 601 luma in thousandths, summed per output pixel a screen row at a time.
+    let mut sums = vec![0u32; w];
     for y in 0..h {
-        for x in 0..w {
-            let mut sum = 0u32;
-            for dy in 0..f {
-                let row = (y * f + dy) * stride;
-                for dx in 0..f {
-                    let p = row + (x * f + dx) * 4;
-                    // Rec. 601 luma, in integers.
-                    sum += (299 * u32::from(raw[p])
-                        + 587 * u32::from(raw[p + 1])
-                        + 114 * u32::from(raw[p + 2]))
-                        / 1000;
+        sums.fill(0);
+        for dy in 0..f {
+            let row = &raw[(y * f + dy) * stride..][..w * f * 4];
+            for (sum, block) in sums.iter_mut().zip(row.chunks_exact(f * 4)) {
+                for p in block.chunks_exact(4) {
+                    *sum += 299 * u32::from(p[0]) + 587 * u32::from(p[1]) + 114 * u32::from(p[2]);
                 }
             }
-            luma[y * w + x] = (sum / (f * f) as u32) as u8;
+        }
+        let per = 1000 * (f * f) as u32;
+        for (out, sum) in luma[y * w..(y + 1) * w].iter_mut().zip(&sums) {
+            *out = (sum / per) as u8;
         }
     }
     Shrunk {

@@ -57,36 +57,48 @@ struct Crop {
 }
 
 /// Box-averages the square of side `side` centred on `c` into at most `WORK` pixels a side.
+/// Each output pixel is the mean of the screen pixels whose box it covers (at least one), so
+/// each screen pixel is read once: per output row, each screen row's pixels are summed into
+/// their output column.
 fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Crop {
     let n = (side.round() as usize).clamp(8, work);
     let (iw, ih) = (img.width() as i64, img.height() as i64);
-    let x0 = c.0 - side / 2.0;
-    let y0 = c.1 - side / 2.0;
     let step = side / n as f32;
+    // The screen span [a, b) of output cell k along an axis starting at `origin`, clamped.
+    let spans = |origin: f32, limit: i64| -> Vec<(usize, usize)> {
+        (0..n)
+            .map(|k| {
+                let a = (origin + k as f32 * step).floor() as i64;
+                let b = ((origin + (k + 1) as f32 * step).floor() as i64).max(a + 1);
+                (a.clamp(0, limit) as usize, b.clamp(0, limit) as usize)
+            })
+            .collect()
+    };
+    let xs = spans(c.0 - side / 2.0, iw);
+    let ys = spans(c.1 - side / 2.0, ih);
     let raw = img.as_raw();
+    let stride = iw as usize * 4;
     let mut luma = vec![0.0; n * n];
     let mut rgb = vec![[0.0; 3]; n * n];
-    for j in 0..n {
-        let sy0 = (y0 + j as f32 * step).floor() as i64;
-        let sy1 = ((y0 + (j + 1) as f32 * step).floor() as i64).max(sy0 + 1);
-        for i in 0..n {
-            let sx0 = (x0 + i as f32 * step).floor() as i64;
-            let sx1 = ((x0 + (i + 1) as f32 * step).floor() as i64).max(sx0 + 1);
-            let mut sum = [0u32; 3];
-            let mut k = 0u32;
-            for y in sy0.max(0)..sy1.min(ih) {
-                for x in sx0.max(0)..sx1.min(iw) {
-                    let p = ((y * iw + x) * 4) as usize;
-                    for ch in 0..3 {
-                        sum[ch] += u32::from(raw[p + ch]);
-                    }
-                    k += 1;
+    let mut sums = vec![[0u32; 3]; n];
+    for (j, &(ya, yb)) in ys.iter().enumerate() {
+        sums.fill([0; 3]);
+        for y in ya..yb {
+            let row = &raw[y * stride..(y + 1) * stride];
+            for (sum, &(xa, xb)) in sums.iter_mut().zip(&xs) {
+                for p in row[xa * 4..xb * 4].chunks_exact(4) {
+                    sum[0] += u32::from(p[0]);
+                    sum[1] += u32::from(p[1]);
+                    sum[2] += u32::from(p[2]);
                 }
             }
-            let px = if k == 0 {
+        }
+        for (i, (sum, &(xa, xb))) in sums.iter().zip(&xs).enumerate() {
+            let k = ((xb - xa) * (yb - ya)) as f32;
+            let px = if k == 0.0 {
                 [0.0; 3]
             } else {
-                sum.map(|s| s as f32 / k as f32)
+                sum.map(|s| s as f32 / k)
             };
             rgb[j * n + i] = px;
             luma[j * n + i] = 0.299 * px[0] + 0.587 * px[1] + 0.114 * px[2];
@@ -183,25 +195,25 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
 }
 
 /// One step of erosion (`erode`: a pixel stays when it and its four neighbours are set) or
-/// dilation (a pixel is set when it or a neighbour is) of an n x n mask.
+/// dilation (a pixel is set when it or a neighbour is) of an n x n mask. Outside the mask
+/// counts as neither: erosion ignores it, dilation gets nothing from it.
 fn morph(src: &[bool], n: usize, erode: bool) -> Vec<bool> {
-    (0..n * n)
-        .map(|p| {
-            let (x, y) = (p % n, p / n);
-            let mut hits = 0;
-            let mut cells = 0;
-            for (dx, dy) in [(0i64, 0i64), (-1, 0), (1, 0), (0, -1), (0, 1)] {
-                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-                if nx >= 0 && ny >= 0 && nx < n as i64 && ny < n as i64 {
-                    cells += 1;
-                    if src[ny as usize * n + nx as usize] {
-                        hits += 1;
-                    }
-                }
-            }
-            if erode { hits == cells } else { hits > 0 }
-        })
-        .collect()
+    let mut out = vec![false; n * n];
+    for y in 0..n {
+        for x in 0..n {
+            let p = y * n + x;
+            let left = if x > 0 { src[p - 1] } else { erode };
+            let right = if x + 1 < n { src[p + 1] } else { erode };
+            let up = if y > 0 { src[p - n] } else { erode };
+            let down = if y + 1 < n { src[p + n] } else { erode };
+            out[p] = if erode {
+                src[p] && left && right && up && down
+            } else {
+                src[p] || left || right || up || down
+            };
+        }
+    }
+    out
 }
 
 /// Where a light translucent veil (the white line a game draws along a traced path) lies over
@@ -420,54 +432,101 @@ impl Reading {
     }
 }
 
-/// Reads the board on `img`: in `grid` when given (a profile's), else in the grid found.
+/// Reads the board on `img`: in `grid` when given (a profile's), else in the grid found. The
+/// tiles are read on up to `READ_THREADS` threads, as many as the machine has cores.
 pub fn read(
     img: &RgbaImage,
     grid: Option<&Grid>,
     classifier: &Classifier,
 ) -> Result<Reading, NotABoard> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    read_on(img, grid, classifier, cores.min(READ_THREADS))
+}
+
+/// At most this many threads read tiles: beyond four tiles each, starting a thread costs
+/// about what it saves.
+pub const READ_THREADS: usize = 4;
+
+/// `read` with the tiles read on `threads` threads (1: on the caller's).
+pub fn read_on(
+    img: &RgbaImage,
+    grid: Option<&Grid>,
+    classifier: &Classifier,
+    threads: usize,
+) -> Result<Reading, NotABoard> {
     let grid = match grid {
         Some(g) => g.clone(),
         None => super::grid::find(img).ok_or(NotABoard::NoGrid)?,
     };
-    let tiles = read_tiles(img, &grid, classifier)?;
+    let tiles = read_tiles(img, &grid, classifier, threads)?;
     Ok(Reading { grid, tiles })
 }
 
-/// Reads each tile of `grid` on `img`.
+/// Reads one tile: its glyph's face lightness, and what is on it.
+fn read_tile(
+    img: &RgbaImage,
+    c: (f32, f32),
+    tile: f32,
+    classifier: &Classifier,
+) -> (f32, TileRead) {
+    let glyph = tile_glyph(img, c, tile);
+    let verdict = glyph
+        .ink
+        .as_ref()
+        .and_then(Features::of)
+        .and_then(|f| classifier.classify(&f, &[]));
+    let Verdict {
+        tile: letter,
+        confidence,
+        runner_up,
+        ..
+    } = verdict.unwrap_or(Verdict {
+        tile: 0,
+        confidence: 0.0,
+        runner_up: 0,
+        distance: f32::INFINITY,
+    });
+    let read = TileRead {
+        tile: letter,
+        confidence,
+        runner_up,
+        bonus: tile_badge(img, c, tile, classifier),
+    };
+    (glyph.face, read)
+}
+
+/// Reads each tile of `grid` on `img`, the tiles shared among `threads` threads (the tiles are
+/// independent; the answer does not depend on the split).
 fn read_tiles(
     img: &RgbaImage,
     grid: &Grid,
     classifier: &Classifier,
+    threads: usize,
 ) -> Result<Vec<TileRead>, NotABoard> {
-    let mut out = Vec::with_capacity(16);
-    let mut faces = Vec::with_capacity(16);
-    for &c in &grid.centres {
-        let glyph = tile_glyph(img, c, grid.tile);
-        faces.push(glyph.face);
-        let verdict = glyph
-            .ink
-            .as_ref()
-            .and_then(Features::of)
-            .and_then(|f| classifier.classify(&f, &[]));
-        let Verdict {
-            tile,
-            confidence,
-            runner_up,
-            ..
-        } = verdict.unwrap_or(Verdict {
-            tile: 0,
-            confidence: 0.0,
-            runner_up: 0,
-            distance: f32::INFINITY,
-        });
-        out.push(TileRead {
-            tile,
-            confidence,
-            runner_up,
-            bonus: tile_badge(img, c, grid.tile, classifier),
-        });
-    }
+    let per = grid.centres.len().div_ceil(threads.clamp(1, 16));
+    let read_chunk = |chunk: &[(f32, f32)]| -> Vec<(f32, TileRead)> {
+        chunk
+            .iter()
+            .map(|&c| read_tile(img, c, grid.tile, classifier))
+            .collect()
+    };
+    let done: Vec<(f32, TileRead)> = if per >= grid.centres.len() {
+        read_chunk(&grid.centres)
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = grid
+                .centres
+                .chunks(per)
+                .map(|chunk| scope.spawn(move || read_chunk(chunk)))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
+    };
+    let mut faces: Vec<f32> = done.iter().map(|d| d.0).collect();
+    let out: Vec<TileRead> = done.into_iter().map(|d| d.1).collect();
     faces.sort_by(f32::total_cmp);
     let median = faces[faces.len() / 2];
     if median < MIN_FACE {
