@@ -108,6 +108,8 @@ impl Calibration {
             .map(|b| b.radius)
             .fold(f32::INFINITY, f32::min);
         let profile = Profile {
+            glyphs: None,
+            source: None,
             name: name.to_owned(),
             width: self.width,
             height: self.height,

@@ -156,6 +156,10 @@ pub struct CalibrateArgs {
     /// Calibrate from this screenshot (PNG, JPEG or raw screencap) instead of a phone.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["serial", "connect"])]
     pub image: Option<PathBuf>,
+    /// The board on the screenshot, as `solve` takes it: its glyphs are kept as the profile's
+    /// templates, which the reader prefers (for games whose font it reads poorly).
+    #[arg(long, value_name = "LETTERS")]
+    pub board: Option<String>,
     /// Where Freeze is, in screen pixels, when it is not the first button under the grid.
     #[arg(long, value_name = "X,Y")]
     pub freeze: Option<String>,
@@ -828,10 +832,10 @@ async fn see_board(
     round: &RoundArgs,
 ) -> anyhow::Result<Seen> {
     use scramblebot::look::{self, Watch};
-    use scramblebot::vision::{glyph::Classifier, grid::Grid};
+    use scramblebot::vision::grid::Grid;
     let talk = !round.quiet && !round.json;
     let grid = Grid::from_centres(profile.centres, profile.tile);
-    let classifier = Classifier::built_in();
+    let classifier = classifier_for(Some(profile))?;
     let l = if watch {
         if talk {
             eprintln!("waiting for a board on the screen (Ctrl-C to stop)");
@@ -842,7 +846,7 @@ async fn see_board(
             indicatif::ProgressBar::hidden()
         };
         let mut looks = 0;
-        let waiting = look::watch(phone, &grid, classifier, Watch::default(), |l| {
+        let waiting = look::watch(phone, &grid, &classifier, Watch::default(), |l| {
             looks += 1;
             spinner.set_message(match &l.reading {
                 Ok(_) => format!("look {looks}: a board, not read surely yet"),
@@ -860,7 +864,7 @@ async fn see_board(
         spinner.finish_and_clear();
         l
     } else {
-        look::look(phone, &grid, classifier).await?
+        look::look(phone, &grid, &classifier).await?
     };
     let timing = format!(
         "screenshot {:.0} ms, read {:.0} ms",
@@ -918,6 +922,28 @@ async fn see_board(
         bonuses,
         source: "screen, typed",
     })
+}
+
+/// The board reader for `profile`: the built-in references, and the profile's glyph
+/// templates (from `calibrate --board`) when it has them.
+fn classifier_for(
+    profile: Option<&scramblebot::profile::Profile>,
+) -> anyhow::Result<scramblebot::vision::glyph::Classifier> {
+    use scramblebot::vision::glyph::{Classifier, templates};
+    let (Some(p), Some(glyphs)) = (profile, profile.and_then(|p| p.glyphs.as_ref())) else {
+        return Ok(Classifier::built_in());
+    };
+    let Some(path) = p.glyphs_path() else {
+        return Ok(Classifier::built_in());
+    };
+    let strip = image::open(&path)
+        .with_context(|| format!("profile {}: glyph templates {}", p.name, path.display()))
+        .map_err(BadInput)?
+        .to_luma8();
+    let learned = templates(&strip, glyphs.board.tiles())
+        .with_context(|| format!("profile {}: glyph templates {}", p.name, path.display()))
+        .map_err(BadInput)?;
+    Ok(Classifier::with_templates(learned))
 }
 
 /// The profile named by `--device NAME` or `--profile FILE`, if either is given.
@@ -1273,7 +1299,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
 }
 
 pub fn read(args: ReadArgs) -> anyhow::Result<()> {
-    use scramblebot::vision::{self, glyph::Classifier, grid::Grid, read};
+    use scramblebot::vision::{self, grid::Grid, read};
     let profile = chosen_profile(args.device.as_deref(), args.profile.as_deref())?;
     let bytes = std::fs::read(&args.image)
         .with_context(|| format!("cannot read {}", args.image.display()))
@@ -1298,7 +1324,7 @@ pub fn read(args: ReadArgs) -> anyhow::Result<()> {
         }
         None => None,
     };
-    let classifier = Classifier::built_in();
+    let classifier = classifier_for(profile.as_ref())?;
     let started = std::time::Instant::now();
     let result = read::read(&img, grid.as_ref(), &classifier);
     let ms = started.elapsed().as_secs_f64() * 1e3;
@@ -1458,6 +1484,11 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(|f| point("--freeze", f))
         .transpose()?;
+    let typed = args
+        .board
+        .as_deref()
+        .map(|b| board_from(Some(b)))
+        .transpose()?;
     let toml_path = args.dir.join(format!("{}.toml", args.name));
     let overlay_path = args.dir.join(format!("{}.overlay.png", args.name));
     if toml_path.exists() && !args.force {
@@ -1526,8 +1557,42 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
         Err(e @ CalibrateError::NotABoard(_)) => return Err(NotSure(e.to_string()).into()),
         Err(e) => return Err(BadInput(e.into()).into()),
     };
-    let profile = cal.profile(&args.name).map_err(bad)?;
+    let mut profile = cal.profile(&args.name).map_err(bad)?;
     let reading = &cal.reading;
+    let glyphs_path = args.dir.join(format!("{}.glyphs.png", args.name));
+    let strip = match &typed {
+        None => None,
+        Some(board) => {
+            use scramblebot::vision::{glyph, read::tile_glyph};
+            let g = &reading.grid;
+            let mut inks = Vec::with_capacity(16);
+            for (i, &c) in g.centres.iter().enumerate() {
+                let ink = tile_glyph(&img, c, g.tile).ink.ok_or_else(|| {
+                    BadInput(anyhow::anyhow!(
+                        "row {} col {}: no glyph to learn on this tile",
+                        i / 4 + 1,
+                        i % 4 + 1
+                    ))
+                })?;
+                inks.push(ink);
+            }
+            let differ = board
+                .tiles()
+                .iter()
+                .zip(&reading.tiles)
+                .filter(|(b, r)| **b != r.tile)
+                .count();
+            about.push(format!(
+                "glyph templates of {board} in {}; the built-in references read {differ} of 16 tiles otherwise",
+                glyphs_path.display()
+            ));
+            profile.glyphs = Some(scramblebot::profile::Glyphs {
+                file: format!("{}.glyphs.png", args.name),
+                board: *board,
+            });
+            Some(glyph::strip(&inks))
+        }
+    };
     about.push(format!(
         "board read {}{}",
         reading.board(),
@@ -1550,6 +1615,11 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
     calibrate::overlay(&img, &profile, Some(reading))
         .save(&overlay_path)
         .with_context(|| format!("cannot write {}", overlay_path.display()))?;
+    if let Some(strip) = strip {
+        strip
+            .save(&glyphs_path)
+            .with_context(|| format!("cannot write {}", glyphs_path.display()))?;
+    }
     std::fs::write(&toml_path, profile.to_toml(&header))
         .with_context(|| format!("cannot write {}", toml_path.display()))?;
     let c = &profile.centres;

@@ -30,11 +30,11 @@ impl Look {
 }
 
 /// Takes a screenshot and reads it in `grid` (a profile's grid, scaled to the phone).
-pub async fn look(phone: &Phone, grid: &Grid, classifier: Classifier) -> Result<Look, PhoneError> {
+pub async fn look(phone: &Phone, grid: &Grid, classifier: &Classifier) -> Result<Look, PhoneError> {
     let started = Instant::now();
     let image = phone.screenshot().await?;
     let capture = started.elapsed();
-    let grid = grid.clone();
+    let (grid, classifier) = (grid.clone(), classifier.clone());
     // Reading is tens of milliseconds of arithmetic: off the runtime's threads.
     let (image, reading, read) = tokio::task::spawn_blocking(move || {
         let started = std::time::Instant::now();
@@ -78,7 +78,7 @@ impl Default for Watch {
 pub async fn watch(
     phone: &Phone,
     grid: &Grid,
-    classifier: Classifier,
+    classifier: &Classifier,
     w: Watch,
     mut seen: impl FnMut(&Look),
 ) -> Result<Look, PhoneError> {

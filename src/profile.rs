@@ -91,6 +91,19 @@ pub struct Profile {
     pub button_radius: f32,
     pub input: Input,
     pub rules: Rules,
+    /// Glyph templates learned by `calibrate --board`, which the reader prefers.
+    pub glyphs: Option<Glyphs>,
+    /// The file it was loaded from (glyph strips are found beside it).
+    pub source: Option<PathBuf>,
+}
+
+/// Where a profile keeps its glyph templates: a strip of the 16 tiles' glyphs (a PNG beside
+/// the profile), and the board they spell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Glyphs {
+    /// The PNG, relative to the profile's directory.
+    pub file: String,
+    pub board: crate::board::Board,
 }
 
 /// Why a profile was refused: where, what, and what to do.
@@ -125,6 +138,14 @@ struct RawProfile {
     buttons: Spanned<RawButtons>,
     input: RawInput,
     rules: Spanned<RawRules>,
+    glyphs: Option<Spanned<RawGlyphs>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGlyphs {
+    file: String,
+    board: String,
 }
 
 #[derive(Deserialize)]
@@ -402,7 +423,38 @@ impl Profile {
         if name.is_empty() {
             return Err(err(Some(raw.name.span()), "the name is empty".into(), ""));
         }
+        let glyphs = match &raw.glyphs {
+            None => None,
+            Some(g) => {
+                let span = Some(g.span());
+                let g = g.get_ref();
+                let board = crate::board::Board::parse(&g.board)
+                    .ok()
+                    .filter(|b| b.side() == SIDE)
+                    .ok_or_else(|| {
+                        err(
+                            span.clone(),
+                            format!("glyphs.board {:?} is not a 4x4 board", g.board),
+                            "the 16 tiles the strip shows, row by row",
+                        )
+                    })?;
+                let file = g.file.trim();
+                if file.is_empty() || file.contains("..") || Path::new(file).is_absolute() {
+                    return Err(err(
+                        span,
+                        format!("glyphs.file {file:?} is not a file name beside the profile"),
+                        "",
+                    ));
+                }
+                Some(Glyphs {
+                    file: file.to_owned(),
+                    board,
+                })
+            }
+        };
         Ok(Profile {
+            glyphs,
+            source: None,
             name,
             width: w,
             height: h,
@@ -437,7 +489,16 @@ impl Profile {
             message: e.to_string(),
             hint: None,
         })?;
-        Profile::from_toml_str(&text, &path.display().to_string())
+        let mut profile = Profile::from_toml_str(&text, &path.display().to_string())?;
+        profile.source = Some(path.to_owned());
+        Ok(profile)
+    }
+
+    /// The glyph strip's path, when the profile has templates and was loaded from a file.
+    pub fn glyphs_path(&self) -> Option<PathBuf> {
+        let glyphs = self.glyphs.as_ref()?;
+        let dir = self.source.as_ref()?.parent()?;
+        Some(dir.join(&glyphs.file))
     }
 
     /// A profile built into the binary.
@@ -493,6 +554,13 @@ impl Profile {
         );
         if let Some(n) = r.freeze_uses {
             out += &format!("freeze_uses = {n}\n");
+        }
+        if let Some(g) = &self.glyphs {
+            out += &format!(
+                "\n[glyphs]            # templates learned by `calibrate --board`\nfile = {:?}\nboard = {:?}\n",
+                g.file,
+                g.board.to_string()
+            );
         }
         out
     }
@@ -634,7 +702,10 @@ freeze_every_secs = 30
             let on_disk = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("devices")
                 .join(format!("{name}.toml"));
-            assert_eq!(Profile::load(&on_disk).unwrap(), p);
+            let mut loaded = Profile::load(&on_disk).unwrap();
+            assert_eq!(loaded.source.as_deref(), Some(on_disk.as_path()));
+            loaded.source = None;
+            assert_eq!(loaded, p);
         }
         let n7 = Profile::built_in("nexus7").unwrap();
         assert_eq!((n7.width, n7.height), (800, 1280));
@@ -717,6 +788,10 @@ freeze_every_secs = 30
         odd.tile = 221.7;
         odd.rules.freeze_uses = Some(2);
         odd.input.route = Route::Monkey;
+        odd.glyphs = Some(Glyphs {
+            file: "odd.glyphs.png".into(),
+            board: crate::board::Board::parse("LQuRE/SLUS/ATIC/NREN").unwrap(),
+        });
         let text = odd.to_toml("");
         assert_eq!(Profile::from_toml_str(&text, "x").unwrap(), odd, "{text}");
     }

@@ -716,6 +716,40 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
     for (a, b) in found.centres.iter().zip(&shipped.centres) {
         assert!((a.0 - b.0).hypot(a.1 - b.1) < 4.0, "{a:?} for {b:?}");
     }
+    // Templates learned with --board take precedence over the built-in references: taught
+    // that the R is a K, the reader says K on that screen.
+    let board = round.device().game().board().to_string();
+    assert!(board.starts_with('R'), "{board}");
+    let taught = format!("K{}", &board[1..]);
+    let jpg = shot.display().to_string();
+    let out = run(&[
+        "calibrate",
+        "--name",
+        "taught",
+        "--image",
+        &jpg,
+        "--board",
+        &taught,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("read 1 of 16 tiles otherwise"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(dir.join("devices/taught.glyphs.png").is_file());
+    let read = |profile: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+            .args(["read", &jpg, "--profile", profile, "--json"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+        v["board"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(read("devices/taught.toml"), taught);
+    assert_eq!(read("devices/from-file.toml"), board);
     let shot = dir.join("lobby.png");
     lobby.device().screenshot().save(&shot).unwrap();
     let shot = shot.display().to_string();

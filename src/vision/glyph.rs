@@ -231,10 +231,66 @@ pub struct Verdict {
     pub distance: f32,
 }
 
-/// Nearest-reference classification over a set of references.
-#[derive(Clone, Copy)]
+/// Nearest-reference classification over a set of references, and the templates a profile
+/// learned from its game's own screen, which take precedence.
+#[derive(Clone)]
 pub struct Classifier {
     references: &'static [Reference],
+    templates: std::sync::Arc<[Reference]>,
+}
+
+/// A template's distance counts this much: a glyph of the game's own font that matches a
+/// template beats a built-in reference at up to twice the distance.
+const TEMPLATE_WEIGHT: f32 = 0.5;
+
+/// Why a profile's glyph templates cannot be used.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TemplateError {
+    #[error("the glyph strip is {0}x{1}: it must be 16 square cells side by side")]
+    Shape(u32, u32),
+    #[error("cell {0} of the glyph strip is empty")]
+    Empty(usize),
+}
+
+/// The glyphs of 16 tiles as one grey strip of square cells, ink dark on white (how profiles
+/// keep the templates calibration learns). Every ink map must be n x n, the same n.
+pub fn strip(inks: &[Ink]) -> image::GrayImage {
+    let n = inks.first().map_or(1, |i| i.w.max(1));
+    let mut out =
+        image::GrayImage::from_pixel((n * inks.len()) as u32, n as u32, image::Luma([255]));
+    for (k, ink) in inks.iter().enumerate() {
+        for y in 0..ink.h.min(n) {
+            for x in 0..ink.w.min(n) {
+                let v = (255.0 * (1.0 - ink.v[y * ink.w + x])).round() as u8;
+                out.put_pixel((k * n + x) as u32, y as u32, image::Luma([v]));
+            }
+        }
+    }
+    out
+}
+
+/// Templates from a strip of 16 glyph cells and the tiles they show, in the same order.
+pub fn templates(strip: &image::GrayImage, tiles: &[u8]) -> Result<Vec<Reference>, TemplateError> {
+    let (w, h) = strip.dimensions();
+    if h == 0 || w != h * tiles.len() as u32 {
+        return Err(TemplateError::Shape(w, h));
+    }
+    let n = h as usize;
+    tiles
+        .iter()
+        .enumerate()
+        .map(|(k, &tile)| {
+            let mut ink = Ink::new(n, n);
+            for y in 0..n {
+                for x in 0..n {
+                    let l = strip.get_pixel((k * n + x) as u32, y as u32).0[0];
+                    ink.v[y * n + x] = 1.0 - f32::from(l) / 255.0;
+                }
+            }
+            let features = Features::of(&ink).ok_or(TemplateError::Empty(k))?;
+            Ok(Reference { tile, features })
+        })
+        .collect()
 }
 
 /// The typefaces the built-in references come from.
@@ -350,17 +406,36 @@ impl Classifier {
     pub fn built_in() -> Classifier {
         Classifier {
             references: &BUILT_IN,
+            templates: std::sync::Arc::new([]),
         }
+    }
+
+    /// The built-in references, with `templates` taking precedence.
+    pub fn with_templates(templates: Vec<Reference>) -> Classifier {
+        Classifier {
+            templates: templates.into(),
+            ..Classifier::built_in()
+        }
+    }
+
+    /// Templates in use.
+    pub fn templates(&self) -> usize {
+        self.templates.len()
     }
 
     /// The nearest tile among `allowed` (all when empty).
     pub fn classify(&self, glyph: &Features, allowed: &[u8]) -> Option<Verdict> {
         let mut best = [f32::INFINITY; 26];
-        for r in self.references {
+        let weighted = self
+            .references
+            .iter()
+            .map(|r| (r, 1.0))
+            .chain(self.templates.iter().map(|t| (t, TEMPLATE_WEIGHT)));
+        for (r, weight) in weighted {
             if !allowed.is_empty() && !allowed.contains(&r.tile) {
                 continue;
             }
-            let d = glyph.distance(&r.features);
+            let d = glyph.distance(&r.features) * weight;
             let slot = &mut best[r.tile as usize];
             *slot = slot.min(d);
         }
@@ -414,6 +489,48 @@ mod tests {
         assert!(f.distance(&f).abs() < 1e-4);
         let g = Features::of(&render(&font, "O", 30.0)).unwrap();
         assert!(f.distance(&g) > 0.2);
+    }
+
+    #[test]
+    fn templates_take_precedence_and_survive_their_strip() {
+        let font = built_in_fonts().remove(0);
+        // An "R" taught as a K reads K; the other letters are untouched.
+        let cells: Vec<Ink> = ["R", "E"]
+            .iter()
+            .map(|t| {
+                let ink = render(&font, t, 40.0);
+                let n = ink.w.max(ink.h);
+                let mut square = Ink::new(n, n);
+                for y in 0..ink.h {
+                    for x in 0..ink.w {
+                        square.v[y * n + x] = ink.v[y * ink.w + x];
+                    }
+                }
+                square
+            })
+            .collect();
+        let strip = strip(&cells);
+        let taught = Classifier::with_templates(templates(&strip, &[10, 4]).unwrap());
+        assert_eq!(taught.templates(), 2);
+        // The glyphs as the game draws them: the templates' own size.
+        let read = |c: &Classifier, t: &str| {
+            let f = Features::of(&render(&font, t, 40.0)).unwrap();
+            c.classify(&f, &[]).unwrap().tile
+        };
+        assert_eq!(read(&Classifier::built_in(), "R"), 17);
+        assert_eq!(read(&taught, "R"), 10);
+        assert_eq!(read(&taught, "E"), 4);
+        assert_eq!(read(&taught, "O"), 14);
+        // A strip of the wrong shape, or with an empty cell, is refused.
+        assert_eq!(
+            templates(&strip, &[1, 2, 3]).unwrap_err(),
+            TemplateError::Shape(strip.width(), strip.height())
+        );
+        let blank = image::GrayImage::from_pixel(20, 10, image::Luma([255]));
+        assert_eq!(
+            templates(&blank, &[1, 2]).unwrap_err(),
+            TemplateError::Empty(0)
+        );
     }
 
     #[test]
