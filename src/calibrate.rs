@@ -26,6 +26,8 @@ pub enum CalibrateError {
     FreezeOffScreen(f32, f32, u32, u32),
     #[error("the profile found is not valid: {0}")]
     Profile(#[from] ProfileError),
+    #[error("row {0} col {1}: no glyph to learn on this tile")]
+    NoGlyph(usize, usize),
 }
 
 /// What one screenshot shows.
@@ -84,6 +86,33 @@ fn tenth(v: f32) -> f32 {
 }
 
 impl Calibration {
+    /// The glyphs of `img`'s 16 tiles as a template strip for `board` (the letters the user
+    /// says the screen shows), and how many tiles the built-in references read otherwise.
+    pub fn glyphs(
+        &self,
+        img: &RgbaImage,
+        board: &crate::board::Board,
+    ) -> Result<(image::GrayImage, usize), CalibrateError> {
+        let g = &self.reading.grid;
+        let inks = g
+            .centres
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                read::tile_glyph(img, c, g.tile)
+                    .ink
+                    .ok_or(CalibrateError::NoGlyph(i / SIDE + 1, i % SIDE + 1))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let differ = board
+            .tiles()
+            .iter()
+            .zip(&self.reading.tiles)
+            .filter(|(b, r)| **b != r.tile)
+            .count();
+        Ok((crate::vision::glyph::strip(&inks), differ))
+    }
+
     /// The profile `name` for this screen, with the default input and the game's rules,
     /// checked as any profile file is.
     pub fn profile(&self, name: &str) -> Result<Profile, ProfileError> {

@@ -44,8 +44,9 @@ pub enum Command {
     /// report file after every stroke and when stopped (Ctrl-C or SIGTERM).
     Sim(SimArgs),
     /// Play one round against the built-in virtual phone: start it on a free loopback port,
-    /// connect over ADB (TCP), read its board on the screen, solve it, enter every word through the monkey, tapping
-    /// Freeze on schedule, and print what the game's referee saw. Needs no phone and no adb.
+    /// connect over ADB (TCP), read its board on the screen, solve it, enter every word by the
+    /// fastest route, tapping Freeze on schedule, and print what the game's referee saw. Needs
+    /// no phone and no adb.
     Demo(DemoArgs),
     /// Play a round on a phone through the adb server: connect, read the board on the screen
     /// (or take it from --board), solve it, enter every word as one swipe (longest first),
@@ -776,13 +777,7 @@ impl Seen {
 
     /// The bonuses as `solve --bonus` takes them, if there are any.
     fn bonus_text(&self) -> Option<String> {
-        let side = self.board.side();
-        let items: Vec<String> = self
-            .bonuses
-            .iter()
-            .map(|(i, b)| format!("{b}@{},{}", i / side, i % side))
-            .collect();
-        (!items.is_empty()).then(|| items.join(","))
+        (!self.bonuses.is_empty()).then(|| self.bonuses.text(&self.board))
     }
 }
 
@@ -930,10 +925,9 @@ fn classifier_for(
     profile: Option<&scramblebot::profile::Profile>,
 ) -> anyhow::Result<scramblebot::vision::glyph::Classifier> {
     use scramblebot::vision::glyph::{Classifier, templates};
-    let (Some(p), Some(glyphs)) = (profile, profile.and_then(|p| p.glyphs.as_ref())) else {
-        return Ok(Classifier::built_in());
-    };
-    let Some(path) = p.glyphs_path() else {
+    let Some((p, glyphs, path)) =
+        profile.and_then(|p| Some((p, p.glyphs.as_ref()?, p.glyphs_path()?)))
+    else {
         return Ok(Classifier::built_in());
     };
     let strip = image::open(&path)
@@ -1563,25 +1557,7 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
     let strip = match &typed {
         None => None,
         Some(board) => {
-            use scramblebot::vision::{glyph, read::tile_glyph};
-            let g = &reading.grid;
-            let mut inks = Vec::with_capacity(16);
-            for (i, &c) in g.centres.iter().enumerate() {
-                let ink = tile_glyph(&img, c, g.tile).ink.ok_or_else(|| {
-                    BadInput(anyhow::anyhow!(
-                        "row {} col {}: no glyph to learn on this tile",
-                        i / 4 + 1,
-                        i % 4 + 1
-                    ))
-                })?;
-                inks.push(ink);
-            }
-            let differ = board
-                .tiles()
-                .iter()
-                .zip(&reading.tiles)
-                .filter(|(b, r)| **b != r.tile)
-                .count();
+            let (strip, differ) = cal.glyphs(&img, board).map_err(|e| BadInput(e.into()))?;
             about.push(format!(
                 "glyph templates of {board} in {}; the built-in references read {differ} of 16 tiles otherwise",
                 glyphs_path.display()
@@ -1590,7 +1566,7 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
                 file: format!("{}.glyphs.png", args.name),
                 board: *board,
             });
-            Some(glyph::strip(&inks))
+            Some(strip)
         }
     };
     about.push(format!(

@@ -127,6 +127,15 @@ impl Bonuses {
         Ok(bonuses)
     }
 
+    /// The bonuses as `parse` reads them for `board` (`TL@0,0,TW@2,3`); empty when none.
+    pub fn text(&self, board: &Board) -> String {
+        let side = board.side();
+        self.iter()
+            .map(|(i, b)| format!("{b}@{},{}", i / side, i % side))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
     /// Puts `bonus` on `pos`; refuses a second bonus on one tile.
     pub fn set(&mut self, board: &Board, pos: Pos, bonus: Bonus) -> Result<(), Bonus> {
         let cell = &mut self.cells[board.index(pos)];
@@ -435,6 +444,9 @@ mod tests {
             ok.iter().collect::<Vec<_>>(),
             vec![(0, Bonus::TL), (15, Bonus::DW)]
         );
+        assert_eq!(ok.text(&board), "TL@0,0,DW@3,3");
+        assert_eq!(Bonuses::parse(&ok.text(&board), &board).unwrap(), ok);
+        assert_eq!(Bonuses::none().text(&board), "");
         assert!(Rules::boggle().check_bonuses(&ok).is_err());
         assert!(Rules::scramble().check_bonuses(&ok).is_ok());
         assert!(Rules::scramble().with_min_len(0).is_err());

@@ -24,8 +24,9 @@ pub enum VisionError {
     FramebufferLayout,
 }
 
-/// Decodes a screenshot: PNG, JPEG, or a raw `screencap` dump (a header of width, height,
-/// pixel format, and from Android 8 a dataspace, as little-endian u32s, then the pixels).
+/// Decodes a screenshot: PNG, JPEG, a raw `screencap` dump (a header of width, height, pixel
+/// format, and from Android 8 a dataspace, as little-endian u32s, then the pixels), or a
+/// `framebuffer:` service answer.
 pub fn decode(bytes: &[u8]) -> Result<RgbaImage, VisionError> {
     let png = bytes.starts_with(b"\x89PNG\r\n\x1a\n");
     let jpeg = bytes.starts_with(&[0xff, 0xd8, 0xff]);
@@ -39,77 +40,71 @@ pub fn decode(bytes: &[u8]) -> Result<RgbaImage, VisionError> {
         .unwrap_or(Err(VisionError::NotAnImage(bytes.len())))
 }
 
+/// The `i`th little-endian u32 of a dump's header.
+fn word(bytes: &[u8], i: usize) -> Option<u32> {
+    let b = bytes.get(i * 4..i * 4 + 4)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// A sane screen size.
+fn plausible(w: u32, h: u32) -> bool {
+    (1..=10_000).contains(&w) && (1..=10_000).contains(&h)
+}
+
+/// An opaque w x h image from 32-bit pixels whose red, green and blue are the bytes at `rgb`.
+fn opaque(data: &[u8], w: u32, h: u32, rgb: [usize; 3]) -> Result<RgbaImage, VisionError> {
+    let mut out = Vec::with_capacity(data.len());
+    for p in data.chunks_exact(4) {
+        out.extend_from_slice(&[p[rgb[0]], p[rgb[1]], p[rgb[2]], 255]);
+    }
+    RgbaImage::from_raw(w, h, out).ok_or(VisionError::NotAnImage(data.len()))
+}
+
 /// A `framebuffer:` service answer, if `bytes` is one: a header of little-endian u32s
 /// (version; bits per pixel; from version 2 a colour space; size in bytes; width; height;
 /// then offset and length in bits of red, blue, green and alpha), then the pixels. Version 1
 /// is what adbd sends before Android 8, version 2 after.
 fn framebuffer(bytes: &[u8]) -> Option<Result<RgbaImage, VisionError>> {
-    let word = |i: usize| {
-        bytes
-            .get(i * 4..i * 4 + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    let version = word(0)?;
-    let (header, first) = match version {
+    let word = |i| word(bytes, i);
+    let (header, first) = match word(0)? {
         1 => (13, 2),
         2 => (14, 3),
         _ => return None,
     };
     let (bpp, size, w, h) = (word(1)?, word(first)?, word(first + 1)?, word(first + 2)?);
-    if w == 0 || h == 0 || w > 10_000 || h > 10_000 || bpp != 32 {
+    if !plausible(w, h) || bpp != 32 {
         return None;
     }
     if size as usize != w as usize * h as usize * 4 || bytes.len() != header * 4 + size as usize {
         return None;
     }
-    // (offset, length) in bits of red, blue, green, alpha.
-    let channel = |k: usize| Some((word(first + 3 + 2 * k)?, word(first + 4 + 2 * k)?));
-    let (red, blue, green) = (channel(0)?, channel(1)?, channel(2)?);
-    let byte_of = |(offset, len): (u32, u32)| {
+    // (offset, length) in bits of red, blue, green (then alpha, unused).
+    let byte_of = |k: usize| {
+        let (offset, len) = (word(first + 3 + 2 * k)?, word(first + 4 + 2 * k)?);
         (len == 8 && offset % 8 == 0 && offset < 32).then_some(offset as usize / 8)
     };
-    let (Some(r), Some(g), Some(b)) = (byte_of(red), byte_of(green), byte_of(blue)) else {
+    let (Some(r), Some(b), Some(g)) = (byte_of(0), byte_of(1), byte_of(2)) else {
         return Some(Err(VisionError::FramebufferLayout));
     };
-    let data = &bytes[header * 4..];
-    let mut out = Vec::with_capacity(size as usize);
-    for p in data.chunks_exact(4) {
-        out.extend_from_slice(&[p[r], p[g], p[b], 255]);
-    }
-    Some(RgbaImage::from_raw(w, h, out).ok_or(VisionError::NotAnImage(bytes.len())))
+    Some(opaque(&bytes[header * 4..], w, h, [r, g, b]))
 }
 
 /// A raw dump, if `bytes` is one (its length must match the header exactly).
 fn raw_screencap(bytes: &[u8]) -> Option<Result<RgbaImage, VisionError>> {
-    let word = |i: usize| {
-        bytes
-            .get(i * 4..i * 4 + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    let (w, h, format) = (word(0)?, word(1)?, word(2)?);
-    if w == 0 || h == 0 || w > 10_000 || h > 10_000 {
+    let (w, h, format) = (word(bytes, 0)?, word(bytes, 1)?, word(bytes, 2)?);
+    if !plausible(w, h) {
         return None;
     }
     let pixels = w as usize * h as usize * 4;
     let header = [12usize, 16]
         .into_iter()
         .find(|&n| bytes.len() == n + pixels)?;
-    let data = &bytes[header..];
-    let mut out = Vec::with_capacity(pixels);
-    match format {
-        1 | 2 => {
-            for p in data.chunks_exact(4) {
-                out.extend_from_slice(&[p[0], p[1], p[2], 255]);
-            }
-        }
-        5 => {
-            for p in data.chunks_exact(4) {
-                out.extend_from_slice(&[p[2], p[1], p[0], 255]);
-            }
-        }
+    let rgb = match format {
+        1 | 2 => [0, 1, 2],
+        5 => [2, 1, 0],
         other => return Some(Err(VisionError::PixelFormat(other))),
-    }
-    Some(RgbaImage::from_raw(w, h, out).ok_or(VisionError::NotAnImage(bytes.len())))
+    };
+    Some(opaque(&bytes[header..], w, h, rgb))
 }
 
 #[cfg(test)]

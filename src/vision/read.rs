@@ -439,8 +439,10 @@ pub fn read(
     grid: Option<&Grid>,
     classifier: &Classifier,
 ) -> Result<Reading, NotABoard> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    read_on(img, grid, classifier, cores.min(READ_THREADS))
+    // Asking the system reads cgroup files on Linux: once per process is enough.
+    static CORES: std::sync::LazyLock<usize> =
+        std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    read_on(img, grid, classifier, (*CORES).min(READ_THREADS))
 }
 
 /// At most this many threads read tiles: beyond four tiles each, starting a thread costs
