@@ -10,8 +10,9 @@
 //! their difference in counters.
 //!
 //! The references are rendered at first use from typefaces built into the binary (DejaVu Sans
-//! bold, condensed bold and regular; Noto Sans bold and regular), each also thickened and
-//! thinned, so that a game's font need not be one of them.
+//! bold, condensed bold and regular; Noto Sans bold and regular; the bold faces of Karla,
+//! Cabin, League Spartan, Manrope, Play and Clear Sans, kept in `fonts/`), each also thickened
+//! and thinned, so that a game's font need not be one of them.
 
 use std::sync::LazyLock;
 
@@ -293,16 +294,27 @@ pub fn templates(strip: &image::GrayImage, tiles: &[u8]) -> Result<Vec<Reference
         .collect()
 }
 
-/// The typefaces the built-in references come from.
-fn built_in_fonts() -> Vec<FontRef<'static>> {
+/// The font files the built-in references come from.
+fn built_in_font_files() -> [&'static [u8]; 11] {
     [
         dejavu::sans::bold(),
         dejavu::sans_condensed::bold(),
         dejavu::sans::regular(),
         notosans::BOLD_TTF,
         notosans::REGULAR_TTF,
+        include_bytes!("fonts/Karla-Bold.otf"),
+        include_bytes!("fonts/Cabin-Bold.otf"),
+        include_bytes!("fonts/LeagueSpartan-Bold.otf"),
+        include_bytes!("fonts/Manrope-Bold.ttf"),
+        include_bytes!("fonts/Play-Bold.ttf"),
+        include_bytes!("fonts/ClearSans-Bold.ttf"),
     ]
-    .into_iter()
+}
+
+/// The typefaces the built-in references come from.
+fn built_in_fonts() -> Vec<FontRef<'static>> {
+    built_in_font_files()
+        .into_iter()
     .filter_map(|bytes| FontRef::try_from_slice(bytes).ok())
     .collect()
 }
@@ -467,7 +479,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_reference_font_reads_its_own_letters() {
+    fn every_reference_font_parses_and_reads_its_own_letters() {
+        assert_eq!(built_in_fonts().len(), built_in_font_files().len());
         let classifier = Classifier::built_in();
         for font in built_in_fonts() {
             for tile in 0..26u8 {
