@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use ab_glyph::{Font, FontVec, PxScale, ScaleFont};
 use image::{Rgba, RgbaImage};
-use imageproc::drawing::{draw_line_segment_mut, draw_text_mut};
+use imageproc::drawing::{draw_filled_circle_mut, draw_polygon_mut, draw_text_mut};
+use imageproc::point::Point;
 
 use crate::board::tile_name;
 use crate::sample::Rng;
@@ -404,26 +405,37 @@ fn draw_board(
             );
         }
     }
-    // A traced path: a translucent white line through the highlighted tiles.
+    // A traced path: a solid translucent white line through the highlighted tiles, with round
+    // joints, as games draw it.
     if highlighted.len() >= 2 && chance(rng, 0.5) {
         let width = tile * uniform(rng, 0.1, 0.2);
         let alpha = uniform(rng, 0.5, 0.85);
         let mut mark = RgbaImage::new(img.width(), img.height());
+        let white = Rgba([255, 255, 255, 255]);
+        let p = |i: usize| (x0 + pitch * (i % 4) as f32, y0 + pitch * (i / 4) as f32);
         for pair in highlighted.windows(2) {
-            let p = |i: usize| (x0 + pitch * (i % 4) as f32, y0 + pitch * (i / 4) as f32);
             let (a, b) = (p(pair[0]), p(pair[1]));
-            let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt().max(1.0);
-            let (nx, ny) = (-(b.1 - a.1) / len, (b.0 - a.0) / len);
-            let steps = width.ceil() as i32 * 2;
-            for s in 0..=steps {
-                let o = (s as f32 / steps as f32 - 0.5) * width;
-                draw_line_segment_mut(
-                    &mut mark,
-                    (a.0 + nx * o, a.1 + ny * o),
-                    (b.0 + nx * o, b.1 + ny * o),
-                    Rgba([255, 255, 255, 255]),
-                );
+            let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+            if len < 1.0 {
+                continue;
             }
+            let (nx, ny) = (
+                -(b.1 - a.1) / len * width / 2.0,
+                (b.0 - a.0) / len * width / 2.0,
+            );
+            let corner = |x: f32, y: f32| Point::new(x.round() as i32, y.round() as i32);
+            let quad = [
+                corner(a.0 + nx, a.1 + ny),
+                corner(b.0 + nx, b.1 + ny),
+                corner(b.0 - nx, b.1 - ny),
+                corner(a.0 - nx, a.1 - ny),
+            ];
+            draw_polygon_mut(&mut mark, &quad, white);
+        }
+        for &i in &highlighted {
+            let (cx, cy) = p(i);
+            let r = (width / 2.0).round() as i32;
+            draw_filled_circle_mut(&mut mark, (cx.round() as i32, cy.round() as i32), r, white);
         }
         // The line's pixels (set in `mark`) are veiled in white.
         for (p, m) in img.pixels_mut().zip(mark.pixels()) {

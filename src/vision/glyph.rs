@@ -192,6 +192,14 @@ impl Features {
         })
     }
 
+    /// A cheap lower bound of `distance`: its aspect and counter terms (the others are never
+    /// negative).
+    pub fn lower_bound(&self, other: &Features) -> f32 {
+        let da = self.log_aspect - other.log_aspect;
+        let dh = f32::from(self.holes.abs_diff(other.holes));
+        ASPECT_WEIGHT * da * da + HOLE_WEIGHT * dh
+    }
+
     /// How unlike two glyphs are: 0 for the same shape, about 1 for unrelated ones.
     pub fn distance(&self, other: &Features) -> f32 {
         let dot: f32 = self
@@ -315,8 +323,8 @@ fn built_in_font_files() -> [&'static [u8]; 11] {
 fn built_in_fonts() -> Vec<FontRef<'static>> {
     built_in_font_files()
         .into_iter()
-    .filter_map(|bytes| FontRef::try_from_slice(bytes).ok())
-    .collect()
+        .filter_map(|bytes| FontRef::try_from_slice(bytes).ok())
+        .collect()
 }
 
 /// The text each tile is drawn as: the capital letter, and for Qu "Qu", "QU" and a bare "Q".
@@ -443,13 +451,29 @@ impl Classifier {
             .iter()
             .map(|r| (r, 1.0))
             .chain(self.templates.iter().map(|t| (t, TEMPLATE_WEIGHT)));
+        // Only the two nearest tiles matter: a reference whose distance cannot come under the
+        // second nearest so far (its cheap terms alone reach it) is skipped.
+        let mut second = f32::INFINITY;
         for (r, weight) in weighted {
             if !allowed.is_empty() && !allowed.contains(&r.tile) {
                 continue;
             }
+            if glyph.lower_bound(&r.features) * weight >= second {
+                continue;
+            }
             let d = glyph.distance(&r.features) * weight;
-            let slot = &mut best[r.tile as usize];
-            *slot = slot.min(d);
+            if d < best[r.tile as usize] {
+                best[r.tile as usize] = d;
+                let (mut a, mut b) = (f32::INFINITY, f32::INFINITY);
+                for &v in &best {
+                    if v < a {
+                        (a, b) = (v, a);
+                    } else if v < b {
+                        b = v;
+                    }
+                }
+                second = b;
+            }
         }
         let mut order: Vec<u8> = (0..26u8)
             .filter(|&t| best[t as usize].is_finite())
@@ -492,6 +516,55 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn skipping_far_references_changes_no_verdict() {
+        // The verdict as the whole scan gives it, every reference measured.
+        let classifier = Classifier::built_in();
+        let brute = |f: &Features| {
+            let mut best = [f32::INFINITY; 26];
+            for r in classifier.references {
+                let slot = &mut best[r.tile as usize];
+                *slot = slot.min(f.distance(&r.features));
+            }
+            let mut order: Vec<usize> = (0..26).collect();
+            order.sort_by(|&a, &b| best[a].total_cmp(&best[b]));
+            (
+                order[0] as u8,
+                order[1] as u8,
+                best[order[0]],
+                best[order[1]],
+            )
+        };
+        let font = built_in_fonts().remove(0);
+        let mut skipped_any = false;
+        for tile in 0..26u8 {
+            // Thickened and cut glyphs, so that verdicts are not all exact matches.
+            let ink = reweigh(&render(&font, &tile_text(tile), 30.0), 1, 0.35);
+            let mut cut = ink.clone();
+            let half = cut.v.len() / 2;
+            for v in cut.v.iter_mut().skip(half).step_by(3) {
+                *v = 0.0;
+            }
+            for glyph in [ink, cut] {
+                let f = Features::of(&glyph).expect("ink");
+                let v = classifier.classify(&f, &[]).expect("verdict");
+                let (t1, t2, d1, d2) = brute(&f);
+                assert_eq!((v.tile, v.runner_up), (t1, t2), "tile {tile}");
+                assert!((v.distance - d1).abs() < 1e-6);
+                assert!((v.confidence - ((d2 - d1) / d2).clamp(0.0, 1.0)).abs() < 1e-6);
+                skipped_any |= classifier
+                    .references
+                    .iter()
+                    .any(|r| f.lower_bound(&r.features) >= d2);
+            }
+        }
+        assert!(skipped_any, "the bound never prunes anything");
+    }
+
+    fn tile_text(tile: u8) -> String {
+        spellings(tile).remove(0)
     }
 
     #[test]

@@ -18,6 +18,9 @@ use super::regions::{Touch, label};
 const WORK_WIDTH: u32 = 360;
 /// Lightness thresholds tried (0-255 luma).
 const THRESHOLDS: [u8; 7] = [140, 160, 175, 190, 205, 220, 235];
+/// Half-side of the square that opens the light masks, as a share of the working width: cuts
+/// lines up to about a fifth of a small tile wide.
+const OPENING: f32 = 0.02;
 /// Tiles that must be seen where the lattice puts them.
 pub const MIN_TILES_SEEN: usize = 10;
 const SIDE: usize = 4;
@@ -99,38 +102,116 @@ fn shrink(img: &RgbaImage) -> Shrunk {
     }
 }
 
-/// The light regions at `threshold` that have a tile's shape.
-fn blobs(s: &Shrunk, threshold: u8, scratch: &mut Scratch) -> Vec<Blob> {
+/// `s` at half its size (2x2 means).
+fn halve(s: &Shrunk) -> Shrunk {
+    let (w, h) = (s.w / 2, s.h / 2);
+    let mut luma = vec![0u8; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            let at = |dx: usize, dy: usize| u16::from(s.luma[(2 * y + dy) * s.w + 2 * x + dx]);
+            luma[y * w + x] = ((at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1) + 2) / 4) as u8;
+        }
+    }
+    Shrunk {
+        w,
+        h,
+        luma,
+        scale: s.scale * 2.0,
+    }
+}
+
+/// The light regions at `threshold` that have a tile's shape. With `open`, the light mask
+/// first has its holes (the glyphs) filled and is then opened by a square of that half-side:
+/// a light line drawn from tile to tile (a traced path) no wider than the square no longer
+/// joins them into one region.
+fn blobs(s: &Shrunk, threshold: u8, open: Option<usize>, scratch: &mut Scratch) -> Vec<Blob> {
     let (w, h) = (s.w, s.h);
     let min_side = (w as f32 * 0.06).max(4.0);
     let max_side = w as f32 * 0.4;
-    label(
-        |p| s.luma[p] >= threshold,
-        w,
-        h,
-        Touch::Four,
-        &mut scratch.labels,
-        &mut scratch.stack,
-    )
-    .into_iter()
-    .filter_map(|r| {
-        let (bw, bh) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
-        let aspect = bw / bh;
-        let fill = r.count as f32 / (bw * bh);
-        (bw >= min_side
-            && bh >= min_side
-            && bw <= max_side
-            && bh <= max_side
-            && (0.7..=1.43).contains(&aspect)
-            && fill >= 0.5)
-            .then(|| Blob {
-                cx: r.cx(),
-                cy: r.cy(),
-                w: bw,
-                h: bh,
-            })
-    })
-    .collect()
+    let regions = match open {
+        None => label(
+            |p| s.luma[p] >= threshold,
+            w,
+            h,
+            Touch::Four,
+            &mut scratch.labels,
+            &mut scratch.stack,
+        ),
+        Some(r) => {
+            let mut mask: Vec<bool> = s.luma.iter().map(|&l| l >= threshold).collect();
+            let holes = label(
+                |p| !mask[p],
+                w,
+                h,
+                Touch::Four,
+                &mut scratch.labels,
+                &mut scratch.stack,
+            );
+            let enclosed: Vec<bool> = std::iter::once(false)
+                .chain(holes.iter().map(|r| !r.edge))
+                .collect();
+            for (m, &l) in mask.iter_mut().zip(&scratch.labels) {
+                *m |= enclosed[l as usize];
+            }
+            let mask = square(&square(&mask, w, h, r, true), w, h, r, false);
+            label(
+                |p| mask[p],
+                w,
+                h,
+                Touch::Four,
+                &mut scratch.labels,
+                &mut scratch.stack,
+            )
+        }
+    };
+    regions
+        .into_iter()
+        .filter_map(|r| {
+            let (bw, bh) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
+            let aspect = bw / bh;
+            let fill = r.count as f32 / (bw * bh);
+            (bw >= min_side
+                && bh >= min_side
+                && bw <= max_side
+                && bh <= max_side
+                && (0.7..=1.43).contains(&aspect)
+                && fill >= 0.5)
+                .then(|| Blob {
+                    cx: r.cx(),
+                    cy: r.cy(),
+                    w: bw,
+                    h: bh,
+                })
+        })
+        .collect()
+}
+
+/// Erosion (`erode`: set where the whole square of half-side `r` around is set; outside the
+/// image counts as set) or dilation (set where any of it is) of a w x h mask, from a table of
+/// running counts, so its cost does not grow with `r`.
+fn square(mask: &[bool], w: usize, h: usize, r: usize, erode: bool) -> Vec<bool> {
+    // sums[(y * (w + 1)) + x]: set pixels above and left of (x, y), exclusive.
+    let mut sums = vec![0u32; (w + 1) * (h + 1)];
+    for y in 0..h {
+        let mut row = 0;
+        for x in 0..w {
+            row += u32::from(mask[y * w + x]);
+            sums[(y + 1) * (w + 1) + x + 1] = sums[y * (w + 1) + x + 1] + row;
+        }
+    }
+    let mut out = vec![false; w * h];
+    for y in 0..h {
+        let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
+        for x in 0..w {
+            let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
+            let set = sums[y1 * (w + 1) + x1] + sums[y0 * (w + 1) + x0]
+                - sums[y0 * (w + 1) + x1]
+                - sums[y1 * (w + 1) + x0];
+            let area = ((y1 - y0) * (x1 - x0)) as u32;
+            out[y * w + x] = if erode { set == area } else { set > 0 };
+        }
+    }
+    out
 }
 
 /// Buffers reused across thresholds.
@@ -224,6 +305,32 @@ fn lattice(group: &[Blob]) -> Option<(Grid, f32)> {
     ))
 }
 
+/// The best lattice among `found`'s groups of same-size blobs, if better than `best`.
+fn consider(found: &[Blob], best: &mut Option<(Grid, f32)>) {
+    // Each blob's size class: the blobs within 25% of its size.
+    for anchor in found {
+        let size = (anchor.w + anchor.h) / 2.0;
+        let group: Vec<Blob> = found
+            .iter()
+            .filter(|b| ((b.w + b.h) / 2.0 / size - 1.0).abs() <= 0.25)
+            .copied()
+            .collect();
+        if group.len() < MIN_TILES_SEEN {
+            continue;
+        }
+        let Some((grid, err)) = lattice(&group) else {
+            continue;
+        };
+        let better = match best {
+            None => true,
+            Some((b, e)) => grid.seen > b.seen || (grid.seen == b.seen && err < *e),
+        };
+        if grid.seen >= MIN_TILES_SEEN && better {
+            *best = Some((grid, err));
+        }
+    }
+}
+
 /// Finds the 4x4 grid on `img`, or `None` when there is no such lattice (not a board).
 pub fn find(img: &RgbaImage) -> Option<Grid> {
     let s = shrink(img);
@@ -233,29 +340,26 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
     let mut scratch = Scratch::default();
     // (tiles seen, -mean error) decides.
     let mut best: Option<(Grid, f32)> = None;
+    // Plain masks first; opened ones (slower) only when they find no grid, which is when a
+    // traced path's line may have joined too many tiles.
+    // The opened masks are worked at half the working width (a quarter of the pixels).
     for t in THRESHOLDS {
-        let found = blobs(&s, t, &mut scratch);
-        // Each blob's size class: the blobs within 25% of its size.
-        for anchor in &found {
-            let size = (anchor.w + anchor.h) / 2.0;
-            let group: Vec<Blob> = found
-                .iter()
-                .filter(|b| ((b.w + b.h) / 2.0 / size - 1.0).abs() <= 0.25)
-                .copied()
-                .collect();
-            if group.len() < MIN_TILES_SEEN {
-                continue;
+        consider(&blobs(&s, t, None, &mut scratch), &mut best);
+    }
+    if best.is_none() {
+        let half = halve(&s);
+        let opening = (half.w as f32 * OPENING).round() as usize;
+        for t in THRESHOLDS {
+            let mut found = blobs(&half, t, Some(opening), &mut scratch);
+            for b in &mut found {
+                *b = Blob {
+                    cx: b.cx * 2.0,
+                    cy: b.cy * 2.0,
+                    w: b.w * 2.0,
+                    h: b.h * 2.0,
+                };
             }
-            let Some((grid, err)) = lattice(&group) else {
-                continue;
-            };
-            let better = match &best {
-                None => true,
-                Some((b, e)) => grid.seen > b.seen || (grid.seen == b.seen && err < *e),
-            };
-            if grid.seen >= MIN_TILES_SEEN && better {
-                best = Some((grid, err));
-            }
+            consider(&found, &mut best);
         }
     }
     let (mut grid, _) = best?;
@@ -266,4 +370,69 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
     grid.pitch = (grid.pitch.0 * s.scale, grid.pitch.1 * s.scale);
     grid.tile *= s.scale;
     Some(grid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgba;
+
+    /// A dark screen with a 4x4 lattice of light tiles (each with a dark glyph-like bar) and,
+    /// when `line` is set, a light line drawn through the tiles of rows 1 and 2 and down the
+    /// first column, as a traced path leaves it.
+    fn screen(line: bool) -> (RgbaImage, [(f32, f32); 16]) {
+        let mut img = RgbaImage::from_pixel(720, 1280, Rgba([40, 40, 60, 255]));
+        let (tile, pitch, x0, y0) = (130u32, 150u32, 135u32, 415u32);
+        let mut centres = [(0.0, 0.0); 16];
+        for i in 0..16u32 {
+            let (cx, cy) = (x0 + pitch * (i % 4), y0 + pitch * (i / 4));
+            centres[i as usize] = (cx as f32, cy as f32);
+            for y in cy - tile / 2..cy + tile / 2 {
+                for x in cx - tile / 2..cx + tile / 2 {
+                    let glyph = x.abs_diff(cx) < 12 && y.abs_diff(cy) < 40;
+                    let c = if glyph { 30 } else { 225 };
+                    img.put_pixel(x, y, Rgba([c, c, c, 255]));
+                }
+            }
+        }
+        if line {
+            let half = 14;
+            let mut light = |x: u32, y: u32| img.put_pixel(x, y, Rgba([250, 250, 250, 255]));
+            for row in [1, 2] {
+                let cy = y0 + pitch * row;
+                for y in cy - half..cy + half {
+                    for x in x0..x0 + 3 * pitch {
+                        light(x, y);
+                    }
+                }
+            }
+            for y in y0..y0 + 3 * pitch {
+                for x in x0 - half..x0 + half {
+                    light(x, y);
+                }
+            }
+        }
+        (img, centres)
+    }
+
+    #[test]
+    fn a_traced_line_joining_tiles_does_not_hide_the_grid() {
+        for line in [false, true] {
+            let (img, want) = screen(line);
+            let grid = find(&img).unwrap_or_else(|| panic!("no grid (line {line})"));
+            for (got, want) in grid.centres.iter().zip(want) {
+                let off = ((got.0 - want.0).powi(2) + (got.1 - want.1).powi(2)).sqrt();
+                assert!(off < 8.0, "line {line}: {got:?} for {want:?}");
+            }
+        }
+        // The line is what the opened masks are for: without it every tile is seen plainly.
+        let (img, _) = screen(true);
+        let s = shrink(&img);
+        let mut scratch = Scratch::default();
+        let mut plain = None;
+        for t in THRESHOLDS {
+            consider(&blobs(&s, t, None, &mut scratch), &mut plain);
+        }
+        assert!(plain.is_none(), "the plain masks already found {plain:?}");
+    }
 }

@@ -121,6 +121,9 @@ fn face_luma(crop: &Crop) -> f32 {
 pub struct TileGlyph {
     pub face: f32,
     pub ink: Option<Ink>,
+    /// A light veil (a traced path's line) lies over the tile: part of the glyph may be
+    /// hidden under it.
+    pub veiled: bool,
 }
 
 /// Isolates the main glyph of the tile centred on `c`.
@@ -140,12 +143,17 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let dark = *middle.select_nth_unstable_by(k, f32::total_cmp).1;
     let contrast = face - dark;
     if contrast < MIN_CONTRAST {
-        return TileGlyph { face, ink: None };
+        return TileGlyph {
+            face,
+            ink: None,
+            veiled: false,
+        };
     }
     let amount = |l: f32| ((face - l) / contrast).clamp(0.0, 1.0);
     // Ink amount per pixel, seen through a light veil where there is one.
     let mut ink_of: Vec<f32> = crop.luma.iter().map(|&l| amount(l)).collect();
-    unveil(&crop, face, &amount, &mut ink_of);
+    let veil = unveil(&crop, face, dark, &amount, &mut ink_of);
+    let veiled = veil.is_some();
     let mask: Vec<bool> = ink_of.iter().map(|&a| a >= 0.5).collect();
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
     let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
@@ -158,14 +166,31 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         .max_by_key(|r| r.count)
         .copied()
     else {
-        return TileGlyph { face, ink: None };
+        return TileGlyph {
+            face,
+            ink: None,
+            veiled: false,
+        };
     };
     if ((main.y1 - main.y0) as f32) < nf * 0.15 {
-        return TileGlyph { face, ink: None };
+        return TileGlyph {
+            face,
+            ink: None,
+            veiled: false,
+        };
     }
     // The rest of the glyph: regions in the middle of the tile that reach below the top fifth
     // of the main region (a corner value sits above it), or level with it (the u of Qu).
     let main_h = (main.y1 - main.y0) as f32;
+    // Regions the veil touches are pieces of a glyph it cuts, wherever they lie.
+    let mut cut = vec![false; found.len() + 1];
+    if let Some(band) = &veil {
+        for (&l, &b) in labels.iter().zip(band) {
+            if b {
+                cut[l as usize] = true;
+            }
+        }
+    }
     let keep: Vec<u32> = found
         .iter()
         .filter(|r| {
@@ -175,7 +200,7 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
             r.id == main.id
                 || (!r.edge
                     && r.count * 50 >= main.count
-                    && r.y1 as f32 > main.y0 as f32 + main_h * 0.2
+                    && (r.y1 as f32 > main.y0 as f32 + main_h * 0.2 || cut[r.id as usize])
                     && (central || level)
                     && r.cx() > nf * 0.08
                     && r.cx() < nf * 0.92)
@@ -191,7 +216,62 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     TileGlyph {
         face,
         ink: Some(ink),
+        veiled,
     }
+}
+
+/// `set` and every pixel that lies between two set pixels at most `gap` steps apart along a
+/// row, a column or a diagonal.
+fn sandwiched(set: &[bool], n: usize, gap: u32) -> Vec<bool> {
+    let mut out = set.to_vec();
+    let far = u32::MAX / 4;
+    // Steps from the nearest set pixel before (`back`) and after (`ahead`) along a direction.
+    let (mut back, mut ahead) = (vec![far; n * n], vec![far; n * n]);
+    for (dx, dy) in [(1i32, 0i32), (0, 1), (1, 1), (1, -1)] {
+        let prev = |x: usize, y: usize| {
+            let (px, py) = (x as i32 - dx, y as i32 - dy);
+            ((0..n as i32).contains(&px) && (0..n as i32).contains(&py))
+                .then(|| py as usize * n + px as usize)
+        };
+        let next = |x: usize, y: usize| {
+            let (px, py) = (x as i32 + dx, y as i32 + dy);
+            ((0..n as i32).contains(&px) && (0..n as i32).contains(&py))
+                .then(|| py as usize * n + px as usize)
+        };
+        // Sweep so that each pixel's predecessor is done before it (for dy = -1 it lies in
+        // the row below), and the other way for successors.
+        let rows: Vec<usize> = if dy < 0 {
+            (0..n).rev().collect()
+        } else {
+            (0..n).collect()
+        };
+        for &y in &rows {
+            for x in 0..n {
+                let p = y * n + x;
+                back[p] = if set[p] {
+                    0
+                } else {
+                    prev(x, y).map_or(far, |q| back[q] + 1)
+                };
+            }
+        }
+        for &y in rows.iter().rev() {
+            for x in (0..n).rev() {
+                let p = y * n + x;
+                ahead[p] = if set[p] {
+                    0
+                } else {
+                    next(x, y).map_or(far, |q| ahead[q] + 1)
+                };
+            }
+        }
+        for p in 0..n * n {
+            if back[p] + ahead[p] <= gap {
+                out[p] = true;
+            }
+        }
+    }
+    out
 }
 
 /// One step of erosion (`erode`: a pixel stays when it and its four neighbours are set) or
@@ -217,32 +297,82 @@ fn morph(src: &[bool], n: usize, erode: bool) -> Vec<bool> {
 }
 
 /// Where a light translucent veil (the white line a game draws along a traced path) lies over
-/// the tile, the ink under it: the veil's opacity comes from how much it lightens the face
-/// (taken to be white), the pixels under it are unblended, and thin slivers (its antialiased
-/// edges, which unblend to false ink) are opened away.
-fn unveil(crop: &Crop, face: f32, amount: &dyn Fn(f32) -> f32, ink_of: &mut [f32]) {
+/// the tile, the ink under it. The veil's lightness is the upper quartile of what is lighter
+/// than the face, and its opacity how much it lightens the face (the veil taken to be white).
+/// It lies on the veiled face and on what that face sandwiches (a stroke it crosses), and on
+/// the plateau of veiled ink next to it (a stroke it ends on); there pixels are unblended.
+/// Thin slivers of unblended ink (the veil's antialiased edges) are opened away. Returns where
+/// the veil lies (grown by two pixels) when there is one.
+fn unveil(
+    crop: &Crop,
+    face: f32,
+    dark: f32,
+    amount: &dyn Fn(f32) -> f32,
+    ink_of: &mut [f32],
+) -> Option<Vec<bool>> {
     let n = crop.n;
-    let clear = (face + 20.0).min(250.0);
-    let mut hist = [0u32; 256];
-    let mut count = 0;
-    for &l in &crop.luma {
-        if l > clear {
-            hist[l.round().min(255.0) as usize] += 1;
-            count += 1;
+    let clear = (face + 10.0).min(250.0);
+    let mut light: Vec<f32> = crop.luma.iter().copied().filter(|&l| l > clear).collect();
+    if light.len() * 30 < n * n {
+        return None;
+    }
+    // The veil's lightness: the upper quartile of what is lighter than the face (a textured
+    // face has a tail of light pixels too, but not as light as the veil).
+    let k = light.len() * 3 / 4;
+    let veil = *light.select_nth_unstable_by(k, f32::total_cmp).1;
+    let alpha = (veil - face) / (255.0 - face);
+    if veil < face + 12.0 || !(0.2..0.95).contains(&alpha) {
+        return None;
+    }
+    // Where the veil lies: the veiled face, and what the veiled face sandwiches along a line
+    // (a stroke the veil crosses: veiled face on both sides, no more than a stroke's width
+    // apart along the veil, in one of the four directions).
+    let mut veiled: Vec<bool> = crop
+        .luma
+        .iter()
+        .map(|&l| l > face + 6.0 && (l - veil).abs() <= 12.0)
+        .collect();
+    // Only sizeable stretches: stray pixels of that lightness (texture, noise) would sandwich
+    // wedges of face between them and the veil.
+    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    let stretches = label(|p| veiled[p], n, n, Touch::Eight, &mut labels, &mut stack);
+    let sizeable: Vec<bool> = std::iter::once(false)
+        .chain(stretches.iter().map(|r| r.count * 300 >= n * n))
+        .collect();
+    for (v, &l) in veiled.iter_mut().zip(&labels) {
+        *v = sizeable[l as usize];
+    }
+    let mut band = sandwiched(&veiled, n, (n as f32 * 0.3) as u32);
+
+    // And veiled ink that nothing sandwiches (where the line ends on a stroke): next to the
+    // veiled face, a plateau of the lightness the veil gives the darkest ink, thicker than a
+    // glyph's antialiased rim (when that lightness is unlike both the face and the veil).
+    let veiled_ink = dark * (1.0 - alpha) + 255.0 * alpha;
+    if (veiled_ink - face).abs() > 30.0 && veil - veiled_ink > 30.0 {
+        let plateau: Vec<bool> = crop
+            .luma
+            .iter()
+            .map(|&l| (l - veiled_ink).abs() <= 12.0)
+            .collect();
+        let plateau = morph(
+            &morph(&morph(&morph(&plateau, n, true), n, true), n, false),
+            n,
+            false,
+        );
+        let mut near = veiled.clone();
+        for _ in 0..n / 10 {
+            near = morph(&near, n, false);
+        }
+        for ((b, &p), &c) in band.iter_mut().zip(&plateau).zip(&near) {
+            *b |= p && c;
         }
     }
-    if count * 30 < n * n {
-        return;
-    }
-    let veil = (0..256).max_by_key(|&i| hist[i]).unwrap_or(255) as f32;
-    let alpha = (veil - face) / (255.0 - face);
-    if !(0.2..0.95).contains(&alpha) {
-        return;
-    }
+    let unblended = |l: f32| amount((l - alpha * 255.0) / (1.0 - alpha));
     let under: Vec<bool> = crop
         .luma
         .iter()
-        .map(|&l| l > face + 6.0 && amount((l - alpha * 255.0) / (1.0 - alpha)) >= 0.5)
+        .zip(&band)
+        .map(|(&l, &b)| (b || l > face + 6.0) && unblended(l) >= 0.5)
         .collect();
     let opened = morph(
         &morph(&morph(&morph(&under, n, true), n, true), n, false),
@@ -251,10 +381,13 @@ fn unveil(crop: &Crop, face: f32, amount: &dyn Fn(f32) -> f32, ink_of: &mut [f32
     );
     for (p, &o) in opened.iter().enumerate() {
         if o && under[p] {
-            let l = crop.luma[p];
-            ink_of[p] = amount((l - alpha * 255.0) / (1.0 - alpha));
+            ink_of[p] = ink_of[p].max(unblended(crop.luma[p]));
         }
     }
+    for _ in 0..2 {
+        band = morph(&band, n, false);
+    }
+    Some(band)
 }
 
 /// Looks for a bonus badge at the corners of the tile centred on `c` and reads its letters.
@@ -403,6 +536,9 @@ pub struct Reading {
     pub tiles: Vec<TileRead>,
 }
 
+/// How much of its confidence a glyph under a veil keeps.
+const VEILED_TRUST: f32 = 0.5;
+
 /// Confidence below which a tile is not trusted.
 pub const SURE: f32 = 0.15;
 
@@ -488,6 +624,13 @@ fn read_tile(
         runner_up: 0,
         distance: f32::INFINITY,
     });
+    // What a veil hides cannot be seen: a glyph under one is trusted half as much (a stroke
+    // lost under the line can turn one letter into another at a fair distance).
+    let confidence = if glyph.veiled {
+        confidence * VEILED_TRUST
+    } else {
+        confidence
+    };
     let read = TileRead {
         tile: letter,
         confidence,
