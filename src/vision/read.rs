@@ -153,7 +153,6 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     // Ink amount per pixel, seen through a light veil where there is one.
     let mut ink_of: Vec<f32> = crop.luma.iter().map(|&l| amount(l)).collect();
     let veil = unveil(&crop, face, dark, &amount, &mut ink_of);
-    let veiled = veil.is_some();
     let mask: Vec<bool> = ink_of.iter().map(|&a| a >= 0.5).collect();
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
     let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
@@ -184,8 +183,8 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let main_h = (main.y1 - main.y0) as f32;
     // Regions the veil touches are pieces of a glyph it cuts, wherever they lie.
     let mut cut = vec![false; found.len() + 1];
-    if let Some(band) = &veil {
-        for (&l, &b) in labels.iter().zip(band) {
+    if let Some(v) = &veil {
+        for (&l, &b) in labels.iter().zip(&v.band) {
             if b {
                 cut[l as usize] = true;
             }
@@ -207,6 +206,10 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         })
         .map(|r| r.id)
         .collect();
+    // The glyph is veiled when ink was found under the veil or the veil touches what is kept.
+    let veiled = veil
+        .as_ref()
+        .is_some_and(|v| v.hid_ink || keep.iter().any(|&id| cut[id as usize]));
     let mut ink = Ink::new(n, n);
     for (i, &l) in labels.iter().enumerate() {
         if l != 0 && keep.contains(&l) {
@@ -296,20 +299,27 @@ fn morph(src: &[bool], n: usize, erode: bool) -> Vec<bool> {
     out
 }
 
+/// A veil found over a tile.
+struct Veil {
+    /// Where it lies, grown by two pixels.
+    band: Vec<bool>,
+    /// Ink was found under it.
+    hid_ink: bool,
+}
+
 /// Where a light translucent veil (the white line a game draws along a traced path) lies over
 /// the tile, the ink under it. The veil's lightness is the upper quartile of what is lighter
 /// than the face, and its opacity how much it lightens the face (the veil taken to be white).
 /// It lies on the veiled face and on what that face sandwiches (a stroke it crosses), and on
 /// the plateau of veiled ink next to it (a stroke it ends on); there pixels are unblended.
-/// Thin slivers of unblended ink (the veil's antialiased edges) are opened away. Returns where
-/// the veil lies (grown by two pixels) when there is one.
+/// Thin slivers of unblended ink (the veil's antialiased edges) are opened away.
 fn unveil(
     crop: &Crop,
     face: f32,
     dark: f32,
     amount: &dyn Fn(f32) -> f32,
     ink_of: &mut [f32],
-) -> Option<Vec<bool>> {
+) -> Option<Veil> {
     let n = crop.n;
     let clear = (face + 10.0).min(250.0);
     let mut light: Vec<f32> = crop.luma.iter().copied().filter(|&l| l > clear).collect();
@@ -379,15 +389,25 @@ fn unveil(
         n,
         false,
     );
+    // Ink found under the veil, a few pixels at least (else the "veil" may be a light texture
+    // or bevel, or a line over bare face).
+    let mut found = 0;
     for (p, &o) in opened.iter().enumerate() {
         if o && under[p] {
-            ink_of[p] = ink_of[p].max(unblended(crop.luma[p]));
+            let a = unblended(crop.luma[p]);
+            if ink_of[p] < 0.5 && a >= 0.5 {
+                found += 1;
+            }
+            ink_of[p] = ink_of[p].max(a);
         }
     }
     for _ in 0..2 {
         band = morph(&band, n, false);
     }
-    Some(band)
+    Some(Veil {
+        band,
+        hid_ink: found * 2000 >= n * n,
+    })
 }
 
 /// Looks for a bonus badge at the corners of the tile centred on `c` and reads its letters.
