@@ -8,7 +8,9 @@
 //! size whose centres fall into 4 evenly spaced columns and 4 evenly spaced rows is the grid.
 //! Tiles may be missing from the detections (a highlighted tile, a path line drawn across
 //! tiles merges them): the lattice is fitted from those found, and at least
-//! `MIN_TILES_SEEN` of 16 must agree.
+//! `MIN_TILES_SEEN` of 16 must agree. When no threshold gives a grid, the search is run again
+//! at half the width on masks whose holes are filled and that are opened by a small square,
+//! which cuts a line joining tiles.
 
 use image::RgbaImage;
 
@@ -341,23 +343,19 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
     // (tiles seen, -mean error) decides.
     let mut best: Option<(Grid, f32)> = None;
     // Plain masks first; opened ones (slower) only when they find no grid, which is when a
-    // traced path's line may have joined too many tiles.
-    // The opened masks are worked at half the working width (a quarter of the pixels).
+    // traced path's line may have joined too many tiles. Those are worked at half the working
+    // width (a quarter of the pixels), their blobs brought back to the working scale.
     for t in THRESHOLDS {
         consider(&blobs(&s, t, None, &mut scratch), &mut best);
     }
     if best.is_none() {
         let half = halve(&s);
         let opening = (half.w as f32 * OPENING).round() as usize;
+        let k = half.scale / s.scale;
         for t in THRESHOLDS {
             let mut found = blobs(&half, t, Some(opening), &mut scratch);
             for b in &mut found {
-                *b = Blob {
-                    cx: b.cx * 2.0,
-                    cy: b.cy * 2.0,
-                    w: b.w * 2.0,
-                    h: b.h * 2.0,
-                };
+                (b.cx, b.cy, b.w, b.h) = (b.cx * k, b.cy * k, b.w * k, b.h * k);
             }
             consider(&found, &mut best);
         }

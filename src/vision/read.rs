@@ -126,6 +126,17 @@ pub struct TileGlyph {
     pub veiled: bool,
 }
 
+impl TileGlyph {
+    /// A tile with no glyph found.
+    fn blank(face: f32) -> TileGlyph {
+        TileGlyph {
+            face,
+            ink: None,
+            veiled: false,
+        }
+    }
+}
+
 /// Isolates the main glyph of the tile centred on `c`.
 pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let crop = crop(img, c, tile * CROP, WORK);
@@ -143,11 +154,7 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let dark = *middle.select_nth_unstable_by(k, f32::total_cmp).1;
     let contrast = face - dark;
     if contrast < MIN_CONTRAST {
-        return TileGlyph {
-            face,
-            ink: None,
-            veiled: false,
-        };
+        return TileGlyph::blank(face);
     }
     let amount = |l: f32| ((face - l) / contrast).clamp(0.0, 1.0);
     // Ink amount per pixel, seen through a light veil where there is one.
@@ -165,18 +172,10 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         .max_by_key(|r| r.count)
         .copied()
     else {
-        return TileGlyph {
-            face,
-            ink: None,
-            veiled: false,
-        };
+        return TileGlyph::blank(face);
     };
     if ((main.y1 - main.y0) as f32) < nf * 0.15 {
-        return TileGlyph {
-            face,
-            ink: None,
-            veiled: false,
-        };
+        return TileGlyph::blank(face);
     }
     // The rest of the glyph: regions in the middle of the tile that reach below the top fifth
     // of the main region (a corner value sits above it), or level with it (the u of Qu).
@@ -230,41 +229,35 @@ fn sandwiched(set: &[bool], n: usize, gap: u32) -> Vec<bool> {
     let far = u32::MAX / 4;
     // Steps from the nearest set pixel before (`back`) and after (`ahead`) along a direction.
     let (mut back, mut ahead) = (vec![far; n * n], vec![far; n * n]);
+    let side = 0..n as i32;
     for (dx, dy) in [(1i32, 0i32), (0, 1), (1, 1), (1, -1)] {
-        let prev = |x: usize, y: usize| {
-            let (px, py) = (x as i32 - dx, y as i32 - dy);
-            ((0..n as i32).contains(&px) && (0..n as i32).contains(&py))
-                .then(|| py as usize * n + px as usize)
+        // The pixel `k` steps along the direction from (x, y), if on the crop.
+        let along = |x: usize, y: usize, k: i32| {
+            let (px, py) = (x as i32 + k * dx, y as i32 + k * dy);
+            (side.contains(&px) && side.contains(&py)).then(|| py as usize * n + px as usize)
         };
-        let next = |x: usize, y: usize| {
-            let (px, py) = (x as i32 + dx, y as i32 + dy);
-            ((0..n as i32).contains(&px) && (0..n as i32).contains(&py))
-                .then(|| py as usize * n + px as usize)
-        };
-        // Sweep so that each pixel's predecessor is done before it (for dy = -1 it lies in
-        // the row below), and the other way for successors.
-        let rows: Vec<usize> = if dy < 0 {
-            (0..n).rev().collect()
-        } else {
-            (0..n).collect()
-        };
-        for &y in &rows {
+        // Row order such that a pixel's predecessor is done before it (for dy = -1 it lies in
+        // the row below); successors in the reverse order.
+        let row = |i: usize| if dy < 0 { n - 1 - i } else { i };
+        for i in 0..n {
+            let y = row(i);
             for x in 0..n {
                 let p = y * n + x;
                 back[p] = if set[p] {
                     0
                 } else {
-                    prev(x, y).map_or(far, |q| back[q] + 1)
+                    along(x, y, -1).map_or(far, |q| back[q] + 1)
                 };
             }
         }
-        for &y in rows.iter().rev() {
+        for i in (0..n).rev() {
+            let y = row(i);
             for x in (0..n).rev() {
                 let p = y * n + x;
                 ahead[p] = if set[p] {
                     0
                 } else {
-                    next(x, y).map_or(far, |q| ahead[q] + 1)
+                    along(x, y, 1).map_or(far, |q| ahead[q] + 1)
                 };
             }
         }
@@ -297,6 +290,12 @@ fn morph(src: &[bool], n: usize, erode: bool) -> Vec<bool> {
         }
     }
     out
+}
+
+/// `mask` eroded twice then dilated twice: what is thinner than about five pixels goes.
+fn open_twice(mask: &[bool], n: usize) -> Vec<bool> {
+    let eroded = morph(&morph(mask, n, true), n, true);
+    morph(&morph(&eroded, n, false), n, false)
 }
 
 /// A veil found over a tile.
@@ -353,7 +352,6 @@ fn unveil(
         *v = sizeable[l as usize];
     }
     let mut band = sandwiched(&veiled, n, (n as f32 * 0.3) as u32);
-
     // And veiled ink that nothing sandwiches (where the line ends on a stroke): next to the
     // veiled face, a plateau of the lightness the veil gives the darkest ink, thicker than a
     // glyph's antialiased rim (when that lightness is unlike both the face and the veil).
@@ -364,11 +362,7 @@ fn unveil(
             .iter()
             .map(|&l| (l - veiled_ink).abs() <= 12.0)
             .collect();
-        let plateau = morph(
-            &morph(&morph(&morph(&plateau, n, true), n, true), n, false),
-            n,
-            false,
-        );
+        let plateau = open_twice(&plateau, n);
         let mut near = veiled.clone();
         for _ in 0..n / 10 {
             near = morph(&near, n, false);
@@ -384,11 +378,7 @@ fn unveil(
         .zip(&band)
         .map(|(&l, &b)| (b || l > face + 6.0) && unblended(l) >= 0.5)
         .collect();
-    let opened = morph(
-        &morph(&morph(&morph(&under, n, true), n, true), n, false),
-        n,
-        false,
-    );
+    let opened = open_twice(&under, n);
     // Ink found under the veil, a few pixels at least (else the "veil" may be a light texture
     // or bevel, or a line over bare face).
     let mut found = 0;
