@@ -103,9 +103,81 @@ fn holes(ink: &Ink, (x0, y0, x1, y1): (usize, usize, usize, usize)) -> u8 {
 
 /// How far along `line` (indices into the fine grid, from one side inwards) the ink starts, as
 /// a share of the side; 1 when there is none.
-fn inset(fine: &[f32], mut line: impl Iterator<Item = usize>) -> f32 {
-    line.position(|k| fine[k] >= 0.5)
+fn inset(fine: &[f32], line: &[u16; FINE]) -> f32 {
+    line.iter()
+        .position(|&k| fine[usize::from(k)] >= 0.5)
         .map_or(1.0, |p| p as f32 / FINE as f32)
+}
+
+/// The ink of the box (x0, y0, width, height) of `ink` stretched to a `FINE` x `FINE` grid,
+/// each point the mean of 2x2 bilinear samples.
+fn fine_grid(ink: &Ink, (x0, y0, bw, bh): (usize, usize, f32, f32)) -> [f32; FINE * FINE] {
+    const SUB: usize = 2;
+    let mut fine = [0f32; FINE * FINE];
+    for fy in 0..FINE {
+        for fx in 0..FINE {
+            let mut sum = 0.0;
+            for sy in 0..SUB {
+                for sx in 0..SUB {
+                    let u = (fx * SUB + sx) as f32 + 0.5;
+                    let v = (fy * SUB + sy) as f32 + 0.5;
+                    let x = x0 as f32 + u / (FINE * SUB) as f32 * bw - 0.5;
+                    let y = y0 as f32 + v / (FINE * SUB) as f32 * bh - 0.5;
+                    sum += ink.at(x, y);
+                }
+            }
+            fine[fy * FINE + fx] = sum / (SUB * SUB) as f32;
+        }
+    }
+    fine
+}
+
+/// The `SIDE` x `SIDE` cells of a fine grid: each the mean of its 2x2 points.
+fn coarse(fine: &[f32; FINE * FINE]) -> [f32; CELLS] {
+    let mut raw = [0f32; CELLS];
+    for cy in 0..SIDE {
+        for cx in 0..SIDE {
+            let f = |dx: usize, dy: usize| fine[(cy * 2 + dy) * FINE + cx * 2 + dx];
+            raw[cy * SIDE + cx] = (f(0, 0) + f(1, 0) + f(0, 1) + f(1, 1)) / 4.0;
+        }
+    }
+    raw
+}
+
+/// The fine grid's lines a profile is taken along, each from the side inwards: rows from the
+/// left, rows from the right, columns from the top, columns from the bottom.
+static LINES: LazyLock<[[u16; FINE]; 4 * FINE]> = LazyLock::new(|| {
+    std::array::from_fn(|j| {
+        let (side, i) = (j / FINE, j % FINE);
+        std::array::from_fn(|k| {
+            let (x, y) = match side {
+                0 => (k, i),
+                1 => (FINE - 1 - k, i),
+                2 => (i, k),
+                _ => (i, FINE - 1 - k),
+            };
+            (y * FINE + x) as u16
+        })
+    })
+});
+
+/// Pearson correlation of `a` and `b` with each cell weighing `w`.
+fn weighted_correlation(a: &[f32; CELLS], b: &[f32; CELLS], w: &[f32; CELLS]) -> f32 {
+    let (mut sw, mut sa, mut sb, mut saa, mut sbb, mut sab) = (0f32, 0f32, 0f32, 0f32, 0f32, 0f32);
+    for ((&a, &b), &w) in a.iter().zip(b).zip(w) {
+        sw += w;
+        sa += w * a;
+        sb += w * b;
+        saa += w * a * a;
+        sbb += w * b * b;
+        sab += w * a * b;
+    }
+    if sw <= f32::EPSILON {
+        return 0.0;
+    }
+    let cov = sab - sa * sb / sw;
+    let var = (saa - sa * sa / sw) * (sbb - sb * sb / sw);
+    if var <= 1e-12 { 0.0 } else { cov / var.sqrt() }
 }
 
 /// What a glyph is compared by.
@@ -113,49 +185,75 @@ fn inset(fine: &[f32], mut line: impl Iterator<Item = usize>) -> f32 {
 pub struct Features {
     cells: [f32; CELLS],
     profiles: [f32; 4 * FINE],
-    /// Enclosed counters (O has one, B two, C none): the most font-proof trait there is.
-    holes: u8,
+    /// Enclosed counters (O has one, B two, C none): the most font-proof trait there is. A
+    /// range when part of the glyph is hidden: as seen, and with the hidden part taken for ink.
+    holes: (u8, u8),
     log_aspect: f32,
+    /// What of the glyph cannot be seen, when something hides part of it.
+    hidden: Option<Box<Hidden>>,
+}
+
+/// How much of each feature of a partly hidden glyph can be trusted.
+#[derive(Clone, Debug)]
+struct Hidden {
+    /// Weight of each cell in the correlation: the share of it that is in sight.
+    weights: [f32; CELLS],
+    /// Whether each profile is known: its line meets no hidden pixel before the ink.
+    known: [bool; 4 * FINE],
 }
 
 impl Features {
     /// The features of the ink in `ink`, or `None` when it holds none.
     pub fn of(ink: &Ink) -> Option<Features> {
+        Features::partly_hidden(ink, None)
+    }
+
+    /// The features of the ink in `ink`, of which the pixels set in `hidden` (as many as
+    /// `ink` has) cannot be seen (a line drawn over them): those count less in `distance`, or
+    /// not at all. `None` when there is no ink.
+    pub fn partly_hidden(ink: &Ink, hidden: Option<&[bool]>) -> Option<Features> {
         let (x0, y0, x1, y1) = ink.ink_box()?;
         let (bw, bh) = ((x1 - x0) as f32, (y1 - y0) as f32);
-        // A fine grid of 2x2 bilinear samples per point; cells average 2x2 of its points.
-        const SUB: usize = 2;
-        let mut fine = [0f32; FINE * FINE];
-        for fy in 0..FINE {
-            for fx in 0..FINE {
-                let mut sum = 0.0;
-                for sy in 0..SUB {
-                    for sx in 0..SUB {
-                        let u = (fx * SUB + sx) as f32 + 0.5;
-                        let v = (fy * SUB + sy) as f32 + 0.5;
-                        let x = x0 as f32 + u / (FINE * SUB) as f32 * bw - 0.5;
-                        let y = y0 as f32 + v / (FINE * SUB) as f32 * bh - 0.5;
-                        sum += ink.at(x, y);
-                    }
-                }
-                fine[fy * FINE + fx] = sum / (SUB * SUB) as f32;
-            }
-        }
-        let mut raw = [0f32; CELLS];
-        for cy in 0..SIDE {
-            for cx in 0..SIDE {
-                let f = |dx: usize, dy: usize| fine[(cy * 2 + dy) * FINE + cx * 2 + dx];
-                raw[cy * SIDE + cx] = (f(0, 0) + f(1, 0) + f(0, 1) + f(1, 1)) / 4.0;
-            }
-        }
+        let fine = fine_grid(ink, (x0, y0, bw, bh));
+        let raw = coarse(&fine);
         // Profiles: how far in from each side of the box the ink starts, per row and column.
-        let mut profiles = [1f32; 4 * FINE];
-        for i in 0..FINE {
-            profiles[i] = inset(&fine, (0..FINE).map(|x| i * FINE + x));
-            profiles[FINE + i] = inset(&fine, (0..FINE).rev().map(|x| i * FINE + x));
-            profiles[2 * FINE + i] = inset(&fine, (0..FINE).map(|y| y * FINE + i));
-            profiles[3 * FINE + i] = inset(&fine, (0..FINE).rev().map(|y| y * FINE + i));
-        }
+        let profiles: [f32; 4 * FINE] = std::array::from_fn(|j| inset(&fine, &LINES[j]));
+        let hidden = hidden.map(|mask| {
+            let mut shade = Ink::new(ink.w, ink.h);
+            for (v, &m) in shade.v.iter_mut().zip(mask) {
+                *v = f32::from(u8::from(m));
+            }
+            let fine_shade = fine_grid(&shade, (x0, y0, bw, bh));
+            let weights = coarse(&fine_shade).map(|h| 1.0 - 0.7 * h.clamp(0.0, 1.0));
+            // A profile is unknown when a hidden point comes before (or at) the ink on it.
+            let known: [bool; 4 * FINE] = std::array::from_fn(|j| {
+                let line = &LINES[j];
+                let end = line
+                    .iter()
+                    .position(|&k| fine[usize::from(k)] >= 0.5)
+                    .unwrap_or(FINE - 1);
+                line[..=end]
+                    .iter()
+                    .all(|&k| fine_shade[usize::from(k)] < 0.5)
+            });
+            let mut filled = ink.clone();
+            for (v, &m) in filled.v.iter_mut().zip(mask) {
+                if m {
+                    *v = 1.0;
+                }
+            }
+            let seen = holes(ink, (x0, y0, x1, y1));
+            let with_hidden = holes(&filled, (x0, y0, x1, y1));
+            // And a whole counter may lie under what is hidden inside the ink's box.
+            let inside = (y0..y1).any(|y| (x0..x1).any(|x| mask[y * ink.w + x]));
+            (
+                Box::new(Hidden { weights, known }),
+                (
+                    seen.min(with_hidden),
+                    seen.max(with_hidden) + u8::from(inside),
+                ),
+            )
+        });
         // Soften: each cell takes a quarter of its four neighbours' mean.
         let mut cells = [0f32; CELLS];
         for y in 0..SIDE {
@@ -184,40 +282,67 @@ impl Features {
                 *c /= norm;
             }
         }
+        let (hidden, holes) = match hidden {
+            Some((h, range)) => (Some(h), range),
+            None => {
+                let n = holes(ink, (x0, y0, x1, y1));
+                (None, (n, n))
+            }
+        };
         Some(Features {
             cells,
             profiles,
-            holes: holes(ink, (x0, y0, x1, y1)),
+            holes,
             log_aspect: (bw / bh).ln(),
+            hidden,
         })
+    }
+
+    /// How many counters apart two glyphs are: none when their ranges meet.
+    fn hole_gap(&self, other: &Features) -> f32 {
+        let (a, b) = (self.holes, other.holes);
+        f32::from(a.0.saturating_sub(b.1).max(b.0.saturating_sub(a.1)))
     }
 
     /// A cheap lower bound of `distance`: its aspect and counter terms (the others are never
     /// negative).
     pub fn lower_bound(&self, other: &Features) -> f32 {
         let da = self.log_aspect - other.log_aspect;
-        let dh = f32::from(self.holes.abs_diff(other.holes));
-        ASPECT_WEIGHT * da * da + HOLE_WEIGHT * dh
+        ASPECT_WEIGHT * da * da + HOLE_WEIGHT * self.hole_gap(other)
     }
 
-    /// How unlike two glyphs are: 0 for the same shape, about 1 for unrelated ones.
+    /// How unlike two glyphs are: 0 for the same shape, about 1 for unrelated ones. What is
+    /// hidden of `self` (not of `other`) is judged only as far as it can be seen: its cells
+    /// weigh by the share in sight, its unknown profiles and its counters' range are left out.
     pub fn distance(&self, other: &Features) -> f32 {
-        let dot: f32 = self
-            .cells
-            .iter()
-            .zip(&other.cells)
-            .map(|(a, b)| a * b)
-            .sum();
         let da = self.log_aspect - other.log_aspect;
-        let dp: f32 = self
-            .profiles
-            .iter()
-            .zip(&other.profiles)
-            .map(|(a, b)| (a - b).abs())
-            .sum::<f32>()
-            / (4 * FINE) as f32;
-        let dh = f32::from(self.holes.abs_diff(other.holes));
-        1.0 - dot + ASPECT_WEIGHT * da * da + PROFILE_WEIGHT * dp + HOLE_WEIGHT * dh
+        let pairs = self.profiles.iter().zip(&other.profiles);
+        let (correlation, dp) = match &self.hidden {
+            None => (
+                self.cells
+                    .iter()
+                    .zip(&other.cells)
+                    .map(|(a, b)| a * b)
+                    .sum(),
+                pairs.map(|(a, b)| (a - b).abs()).sum::<f32>() / (4 * FINE) as f32,
+            ),
+            Some(h) => {
+                let (sum, count) = pairs
+                    .zip(&h.known)
+                    .filter(|p| *p.1)
+                    .fold((0.0, 0usize), |(s, k), ((a, b), _)| {
+                        (s + (a - b).abs(), k + 1)
+                    });
+                (
+                    weighted_correlation(&self.cells, &other.cells, &h.weights),
+                    sum / count.max(1) as f32,
+                )
+            }
+        };
+        1.0 - correlation
+            + ASPECT_WEIGHT * da * da
+            + PROFILE_WEIGHT * dp
+            + HOLE_WEIGHT * self.hole_gap(other)
     }
 }
 
@@ -547,8 +672,20 @@ mod tests {
             for v in cut.v.iter_mut().skip(half).step_by(3) {
                 *v = 0.0;
             }
-            for glyph in [ink, cut] {
-                let f = Features::of(&glyph).expect("ink");
+            let (x0, y0, x1, y1) = ink.ink_box().expect("ink");
+            let middle = (y0 + y1) as f32 / 2.0;
+            let (wiped, band) = wipe_band(
+                &ink,
+                (x0 as f32, middle - 3.0),
+                (x1 as f32, middle + 3.0),
+                2.0,
+            );
+            let veiled = Features::partly_hidden(&wiped, Some(&band)).expect("ink");
+            for f in [Features::of(&ink), Features::of(&cut)]
+                .map(|f| f.expect("ink"))
+                .into_iter()
+                .chain([veiled])
+            {
                 let v = classifier.classify(&f, &[]).expect("verdict");
                 let (t1, t2, d1, d2) = brute(&f);
                 assert_eq!((v.tile, v.runner_up), (t1, t2), "tile {tile}");
@@ -561,6 +698,70 @@ mod tests {
             }
         }
         assert!(skipped_any, "the bound never prunes anything");
+    }
+
+    /// `ink` with the pixels within `half` of the line through `a` and `b` wiped (as a
+    /// veil that hides what is under it leaves them), and those pixels.
+    fn wipe_band(ink: &Ink, a: (f32, f32), b: (f32, f32), half: f32) -> (Ink, Vec<bool>) {
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let len = (dx * dx + dy * dy).sqrt();
+        let mut wiped = ink.clone();
+        let mut band = vec![false; ink.v.len()];
+        for y in 0..ink.h {
+            for x in 0..ink.w {
+                let (px, py) = (x as f32 - a.0, y as f32 - a.1);
+                if (px * dy - py * dx).abs() / len <= half {
+                    band[y * ink.w + x] = true;
+                    wiped.v[y * ink.w + x] = 0.0;
+                }
+            }
+        }
+        (wiped, band)
+    }
+
+    #[test]
+    fn what_is_hidden_is_not_held_against_a_letter() {
+        let classifier = Classifier::built_in();
+        let font = built_in_fonts().remove(0);
+        let mut helped = 0;
+        for text in ["R", "B", "A", "P", "E"] {
+            let tile = text.as_bytes()[0] - b'A';
+            let ink = render(&font, text, 40.0);
+            let (x0, y0, x1, y1) = ink.ink_box().expect("ink");
+            let (w, h) = ((x1 - x0) as f32, (y1 - y0) as f32);
+            // A line across the glyph's upper middle, wiping a counter's wall.
+            let (a, b) = (
+                (0.0, y0 as f32 + h * 0.2),
+                (ink.w as f32, y0 as f32 + h * 0.45),
+            );
+            let (wiped, band) = wipe_band(&ink, a, b, w.min(h) * 0.08);
+            let plain = Features::of(&wiped).expect("ink");
+            let hidden = Features::partly_hidden(&wiped, Some(&band)).expect("ink");
+            let reference = Features::of(&ink).expect("ink");
+            // Nearer its own letter once the wiped part is known to be hidden.
+            assert!(
+                hidden.distance(&reference) < plain.distance(&reference),
+                "{text}"
+            );
+            let v = classifier.classify(&hidden, &[]).expect("verdict");
+            assert_eq!(v.tile, tile, "{text}: {v:?}");
+            helped += usize::from(classifier.classify(&plain, &[]).expect("verdict").tile != tile);
+        }
+        assert!(
+            helped > 0,
+            "every wiped glyph is read right without knowing what is hidden"
+        );
+    }
+
+    #[test]
+    fn nothing_hidden_compares_as_a_plain_glyph() {
+        let font = built_in_fonts().remove(0);
+        let ink = render(&font, "K", 40.0);
+        let other = Features::of(&render(&font, "X", 40.0)).expect("ink");
+        let none = vec![false; ink.v.len()];
+        let plain = Features::of(&ink).expect("ink");
+        let hidden = Features::partly_hidden(&ink, Some(&none)).expect("ink");
+        assert!((plain.distance(&other) - hidden.distance(&other)).abs() < 1e-4);
     }
 
     fn tile_text(tile: u8) -> String {

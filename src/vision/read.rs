@@ -121,9 +121,9 @@ fn face_luma(crop: &Crop) -> f32 {
 pub struct TileGlyph {
     pub face: f32,
     pub ink: Option<Ink>,
-    /// A light veil (a traced path's line) lies over the tile: part of the glyph may be
-    /// hidden under it.
-    pub veiled: bool,
+    /// Where a light veil (a traced path's line) lies over the glyph, when one does (n x n,
+    /// as the ink): part of the glyph may be hidden there.
+    pub hidden: Option<Vec<bool>>,
 }
 
 impl TileGlyph {
@@ -132,7 +132,7 @@ impl TileGlyph {
         TileGlyph {
             face,
             ink: None,
-            veiled: false,
+            hidden: None,
         }
     }
 }
@@ -142,7 +142,8 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let crop = crop(img, c, tile * CROP, WORK);
     let n = crop.n;
     let face = face_luma(&crop);
-    // The darkest ink near the middle (3rd percentile of the central 60%).
+    // The darkest ink near the middle (the 1.5th percentile of the central 60%: a thin I in a
+    // small size covers 2% of it).
     let mut middle: Vec<f32> = Vec::new();
     let (m0, m1) = (n / 5, n - n / 5);
     for y in m0..m1 {
@@ -150,7 +151,7 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
             middle.push(crop.luma[y * n + x]);
         }
     }
-    let k = middle.len() * 3 / 100;
+    let k = middle.len() * 15 / 1000;
     let dark = *middle.select_nth_unstable_by(k, f32::total_cmp).1;
     let contrast = face - dark;
     if contrast < MIN_CONTRAST {
@@ -160,12 +161,36 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     // Ink amount per pixel, seen through a light veil where there is one.
     let mut ink_of: Vec<f32> = crop.luma.iter().map(|&l| amount(l)).collect();
     let veil = unveil(&crop, face, dark, &amount, &mut ink_of);
-    let mask: Vec<bool> = ink_of.iter().map(|&a| a >= 0.5).collect();
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
+    let mut found = label(
+        |p| ink_of[p] >= 0.5,
+        n,
+        n,
+        Touch::Eight,
+        &mut labels,
+        &mut stack,
+    );
     let nf = n as f32;
     let near_middle =
         |r: &Region| (r.cx() - nf / 2.0).abs() < nf * 0.25 && (r.cy() - nf / 2.0).abs() < nf * 0.25;
+    // The glyph reaching the crop's edge is a glyph joined to something else: a bonus badge
+    // or a highlight in another colour. Only ink of the glyph's own colour is kept then.
+    if found
+        .iter()
+        .filter(|r| near_middle(r))
+        .max_by_key(|r| r.count)
+        .is_some_and(|r| r.edge)
+        && own_colour_only(&crop, face, dark, &mut ink_of)
+    {
+        found = label(
+            |p| ink_of[p] >= 0.5,
+            n,
+            n,
+            Touch::Eight,
+            &mut labels,
+            &mut stack,
+        );
+    }
     let Some(main) = found
         .iter()
         .filter(|r| !r.edge && near_middle(r))
@@ -174,9 +199,6 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     else {
         return TileGlyph::blank(face);
     };
-    if ((main.y1 - main.y0) as f32) < nf * 0.15 {
-        return TileGlyph::blank(face);
-    }
     // The rest of the glyph: regions in the middle of the tile that reach below the top fifth
     // of the main region (a corner value sits above it), or level with it (the u of Qu).
     let main_h = (main.y1 - main.y0) as f32;
@@ -205,10 +227,19 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         })
         .map(|r| r.id)
         .collect();
+    // Too short for a letter (a speck, a dash): no glyph. The kept pieces count together, as
+    // a veil may cut the main one short.
+    let (top, bottom) = found
+        .iter()
+        .filter(|r| keep.contains(&r.id))
+        .fold((usize::MAX, 0), |(t, b), r| (t.min(r.y0), b.max(r.y1)));
+    if ((bottom - top) as f32) < nf * 0.15 {
+        return TileGlyph::blank(face);
+    }
     // The glyph is veiled when ink was found under the veil or the veil touches what is kept.
-    let veiled = veil
-        .as_ref()
-        .is_some_and(|v| v.hid_ink || keep.iter().any(|&id| cut[id as usize]));
+    let hidden = veil
+        .filter(|v| v.hid_ink || keep.iter().any(|&id| cut[id as usize]))
+        .map(|v| v.band);
     let mut ink = Ink::new(n, n);
     for (i, &l) in labels.iter().enumerate() {
         if l != 0 && keep.contains(&l) {
@@ -218,8 +249,46 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     TileGlyph {
         face,
         ink: Some(ink),
-        veiled,
+        hidden,
     }
+}
+
+/// Clears the ink of colours off the line from the face's colour to the darkest ink's (the
+/// glyph's and its antialiased rim's), such as a coloured badge's; false when the face and ink
+/// colours cannot be told (no pixel near either lightness), and nothing is cleared.
+fn own_colour_only(crop: &Crop, face: f32, dark: f32, ink_of: &mut [f32]) -> bool {
+    let mean_near = |level: f32, tol: f32| {
+        let (mut sum, mut k) = ([0f32; 3], 0);
+        for (px, &l) in crop.rgb.iter().zip(&crop.luma) {
+            if (l - level).abs() <= tol {
+                (0..3).for_each(|i| sum[i] += px[i]);
+                k += 1;
+            }
+        }
+        (k > 0).then(|| sum.map(|s| s / k as f32))
+    };
+    let tol = (face - dark) * 0.1;
+    let (Some(f), Some(i)) = (mean_near(face, tol), mean_near(dark, tol)) else {
+        return false;
+    };
+    let axis = [i[0] - f[0], i[1] - f[1], i[2] - f[2]];
+    let len2: f32 = axis.iter().map(|a| a * a).sum();
+    if len2 < 1.0 {
+        return false;
+    }
+    let limit = OFF_COLOUR * len2.sqrt();
+    for (px, a) in crop.rgb.iter().zip(ink_of.iter_mut()) {
+        let d = [px[0] - f[0], px[1] - f[1], px[2] - f[2]];
+        let t = (d[0] * axis[0] + d[1] * axis[1] + d[2] * axis[2]) / len2;
+        let off: f32 = (0..3)
+            .map(|k| (d[k] - t * axis[k]).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        if off > limit {
+            *a = 0.0;
+        }
+    }
+    true
 }
 
 /// `set` and every pixel that lies between two set pixels at most `gap` steps apart along a
@@ -372,11 +441,14 @@ fn unveil(
         }
     }
     let unblended = |l: f32| amount((l - alpha * 255.0) / (1.0 - alpha));
+    // In the band, a pixel of the face's own lightness is bare face (a concave corner of the
+    // line sandwiches some), unless the veil makes ink look like the face.
+    let bare = |l: f32| (l - face).abs() <= 6.0 && (veiled_ink - face).abs() > 30.0;
     let under: Vec<bool> = crop
         .luma
         .iter()
         .zip(&band)
-        .map(|(&l, &b)| (b || l > face + 6.0) && unblended(l) >= 0.5)
+        .map(|(&l, &b)| ((b && !bare(l)) || l > face + 6.0) && unblended(l) >= 0.5)
         .collect();
     let opened = open_twice(&under, n);
     // Ink found under the veil, a few pixels at least (else the "veil" may be a light texture
@@ -549,6 +621,10 @@ pub struct Reading {
 /// How much of its confidence a glyph under a veil keeps.
 const VEILED_TRUST: f32 = 0.5;
 
+/// How far off the face-to-ink colour line (as a share of its length) a pixel may be and still
+/// count as the glyph's ink when its colour decides.
+const OFF_COLOUR: f32 = 0.2;
+
 /// Confidence below which a tile is not trusted.
 pub const SURE: f32 = 0.15;
 
@@ -621,7 +697,7 @@ fn read_tile(
     let verdict = glyph
         .ink
         .as_ref()
-        .and_then(Features::of)
+        .and_then(|ink| Features::partly_hidden(ink, glyph.hidden.as_deref()))
         .and_then(|f| classifier.classify(&f, &[]));
     let Verdict {
         tile: letter,
@@ -636,7 +712,7 @@ fn read_tile(
     });
     // What a veil hides cannot be seen: a glyph under one is trusted half as much (a stroke
     // lost under the line can turn one letter into another at a fair distance).
-    let confidence = if glyph.veiled {
+    let confidence = if glyph.hidden.is_some() {
         confidence * VEILED_TRUST
     } else {
         confidence
@@ -688,4 +764,51 @@ fn read_tiles(
         return Err(NotABoard::Dimmed(median));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgba;
+
+    /// A light tile (centre (120, 120), side 200) with a navy bar for a glyph and, when
+    /// `badge` is set, a blue badge in its top-left corner that overlaps the bar.
+    fn tile(badge: bool) -> RgbaImage {
+        let mut img = RgbaImage::from_pixel(240, 240, Rgba([40, 40, 60, 255]));
+        let mut fill = |x0: u32, y0: u32, x1: u32, y1: u32, c: [u8; 3]| {
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    img.put_pixel(x, y, Rgba([c[0], c[1], c[2], 255]));
+                }
+            }
+        };
+        fill(20, 20, 220, 220, [225, 195, 225]);
+        fill(105, 60, 135, 180, [20, 20, 140]);
+        if badge {
+            fill(20, 20, 110, 70, [30, 110, 220]);
+        }
+        img
+    }
+
+    #[test]
+    fn a_badge_of_another_colour_touching_the_glyph_is_cut_off() {
+        let ink_at = |glyph: &TileGlyph, x: f32, y: f32| {
+            let ink = glyph.ink.as_ref().expect("a glyph");
+            // Screen point to crop pixel: the crop is CROP of the tile, centred on it.
+            let side = 200.0 * CROP;
+            let k = ink.w as f32 / side;
+            let (cx, cy) = ((x - 120.0 + side / 2.0) * k, (y - 120.0 + side / 2.0) * k);
+            ink.v[cy as usize * ink.w + cx as usize]
+        };
+        let plain = tile_glyph(&tile(false), (120.0, 120.0), 200.0);
+        let badged = tile_glyph(&tile(true), (120.0, 120.0), 200.0);
+        for glyph in [&plain, &badged] {
+            assert!(ink_at(glyph, 120.0, 120.0) > 0.9, "the bar is ink");
+            assert!(
+                ink_at(glyph, 120.0, 65.0) > 0.9,
+                "the bar under the badge is ink"
+            );
+        }
+        assert_eq!(ink_at(&badged, 60.0, 45.0), 0.0, "the badge is not ink");
+    }
 }
