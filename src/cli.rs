@@ -164,6 +164,14 @@ pub struct CalibrateArgs {
     /// Where Freeze is, in screen pixels, when it is not the first button under the grid.
     #[arg(long, value_name = "X,Y")]
     pub freeze: Option<String>,
+    /// Ask for a tap on the Freeze button and take its place from the touchscreen
+    /// (`getevent`), instead of guessing the first button under the grid. Tapping uses a
+    /// Freeze of the round in progress.
+    #[arg(long, conflicts_with_all = ["freeze", "image"])]
+    pub tap: bool,
+    /// How long `--tap` waits for the tap, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, requires = "tap")]
+    pub tap_wait: f64,
     /// Directory to write NAME.toml and NAME.overlay.png in.
     #[arg(long, value_name = "DIR", default_value = "devices")]
     pub dir: PathBuf,
@@ -447,8 +455,34 @@ pub fn sim(args: SimArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.report {
         println!("report:   {}", path.display());
     }
+    println!("touch:    type `tap X Y` (display pixels) and Enter here: a finger taps the screen");
     println!("stop with Ctrl-C");
     let _ = std::io::stdout().flush();
+    // The screen under a finger: what a person does to a phone (`calibrate --tap` reads it).
+    let device = std::sync::Arc::clone(sim.device());
+    std::thread::Builder::new()
+        .name("finger".into())
+        .spawn(move || {
+            for line in std::io::stdin().lines() {
+                let Ok(line) = line else { break };
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let at = match words.as_slice() {
+                    ["tap", x, y] => x.parse::<f32>().ok().zip(y.parse::<f32>().ok()),
+                    [] => continue,
+                    _ => None,
+                };
+                let (w, h) = (device.layout().width, device.layout().height);
+                match at {
+                    Some((x, y))
+                        if (0.0..w as f32).contains(&x) && (0.0..h as f32).contains(&y) =>
+                    {
+                        device.finger_tap((x, y), Duration::from_millis(80));
+                        println!("tapped ({x}, {y})");
+                    }
+                    _ => eprintln!("not understood: {line:?} (tap X Y, inside {w}x{h})"),
+                }
+            }
+        })?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -1473,10 +1507,14 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let freeze = args
+    let mut freeze = args
         .freeze
         .as_deref()
         .map(|f| point("--freeze", f))
+        .transpose()?;
+    let tap_wait = args
+        .tap
+        .then(|| seconds("--tap-wait", args.tap_wait, 1.0))
         .transpose()?;
     let typed = args
         .board
@@ -1524,7 +1562,8 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
                     );
                 }
                 let getevent = phone.shell("getevent -p").await?;
-                about.push(match Panel::find(&parse_getevent(&getevent), phone.screen) {
+                let panel = Panel::find(&parse_getevent(&getevent), phone.screen);
+                about.push(match &panel {
                     Some(panel) => format!("touchscreen {}", panel.describe()),
                     None => "no touchscreen in `getevent -p` (sendevent cannot be used)".into(),
                 });
@@ -1541,6 +1580,20 @@ pub fn calibrate(args: CalibrateArgs) -> anyhow::Result<()> {
                 }
                 works.push("tap".into());
                 about.push(format!("routes that work: {}", works.join(", ")));
+                if let Some(limit) = tap_wait {
+                    let Some(panel) = &panel else {
+                        anyhow::bail!(
+                            "--tap reads the touchscreen, and `getevent -p` lists none: give --freeze X,Y instead"
+                        );
+                    };
+                    eprintln!(
+                        "Tap the Freeze button on the phone (waiting {} s)...",
+                        limit.as_secs_f64()
+                    );
+                    let (x, y) = panel.wait_for_tap(&phone, limit).await?;
+                    about.push(format!("Freeze tapped at ({x:.0}, {y:.0})"));
+                    freeze = Some((x, y));
+                }
                 anyhow::Ok(img)
             })?
         }

@@ -782,6 +782,71 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
+    use scramblebot::sim::Model;
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("scramblebot-tap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Android 5.1 (raw 0..4095 on both axes), 13 (no sendevent; getevent still reads) and
+    // 4.4 (a terminal's CRLF; twice the pixels' resolution).
+    for model in [Model::Nexus7, Model::Pixel, Model::Small] {
+        let phone = common::start(model);
+        let addr = phone.addr().to_string();
+        let button = phone.device().layout().buttons[0];
+        // Off the button's centre, which the picture alone would give.
+        let at = (button.x + 9.0, button.y - 6.0);
+        let name = format!("tapped-{}", model.name());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+            .args(["calibrate", "--name", &name, "--connect", &addr, "--tap"])
+            .args(["-P", &server.port.to_string()])
+            .env("HOME", &server.home)
+            .env_remove("ANDROID_SERIAL")
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A person taps when asked; here, until calibrate has seen a tap and finished.
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "calibrate --tap never ended"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            phone
+                .device()
+                .finger_tap(at, std::time::Duration::from_millis(60));
+        }
+        let out = child.wait_with_output().unwrap();
+        let what = format!("{}: {}", model.name(), text(&out.stderr));
+        assert!(out.status.success(), "{what}");
+        assert!(
+            text(&out.stderr).contains("Tap the Freeze button"),
+            "{what}"
+        );
+        let profile =
+            scramblebot::profile::Profile::load(&dir.join(format!("devices/{name}.toml")))
+                .expect("a valid profile");
+        let freeze = profile.buttons.iter().find(|b| b.0 == "freeze").unwrap().1;
+        // Within a raw unit of the panel (up to 2.2 px on these panels).
+        assert!(
+            (freeze.0 - at.0).hypot(freeze.1 - at.1) < 2.5,
+            "{what}: freeze at {freeze:?}, tapped at {at:?}"
+        );
+        assert!(server.adb(&["disconnect", &addr]).status.success());
+    }
+    // Without a phone's touchscreen there is nothing to read.
+    let out = scramblebot(&["calibrate", "--name", "x", "--image", "shot.png", "--tap"]);
+    fails_with(&out, 2, "--image", "--tap with --image");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `scramblebot play` through the adb server at `server`, with `args`, ready to run.
 fn play_command(server: &common::AdbServer, args: &[&str]) -> Command {
     let mut play = Command::new(env!("CARGO_BIN_EXE_scramblebot"));

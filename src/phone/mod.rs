@@ -289,6 +289,23 @@ impl Phone {
         crate::vision::decode(&bytes).map_err(|e| PhoneError::Screenshot(service, e))
     }
 
+    /// Starts `cmd` in a shell and reads what it prints a line at a time, as it comes (for
+    /// commands that run until stopped, such as `getevent`); it stops when the value is
+    /// dropped.
+    pub async fn watch(&self, cmd: &str) -> Result<Watch, PhoneError> {
+        // `shell:`, which every Android version has (before 7 through a terminal: CRLF).
+        let service = format!("shell:{cmd}");
+        bounded(&service, SHELL_TIMEOUT, async {
+            Ok(match &self.link {
+                Link::Direct(adb) => Watch::Direct(adb.open(&service).await?),
+                Link::Server { server, serial } => Watch::Server(BufReader::new(
+                    server_stream(*server, serial, &service).await?,
+                )),
+            })
+        })
+        .await
+    }
+
     /// Opens an interactive shell to feed lines to (what it prints is ignored).
     pub async fn line_shell(&self) -> Result<LineShell, PhoneError> {
         match &self.link {
@@ -401,6 +418,34 @@ pub fn parse_wm_size(text: &str) -> Option<(u32, u32)> {
         })
     };
     size("Override size:").or_else(|| size("Physical size:"))
+}
+
+/// A running shell command's output, line by line (`Phone::watch`).
+pub enum Watch {
+    Direct(Stream),
+    Server(BufReader<tokio::net::TcpStream>),
+}
+
+impl Watch {
+    /// The next line (without its line end), `None` when the command has ended, or a timeout
+    /// error when none comes within `limit`.
+    pub async fn next_line(&mut self, limit: Duration) -> Result<Option<String>, PhoneError> {
+        bounded("the next line", limit, async {
+            let line = match self {
+                Watch::Direct(stream) => stream.read_line().await?,
+                Watch::Server(read) => {
+                    let mut l = String::new();
+                    match read.read_line(&mut l).await {
+                        Ok(0) => None,
+                        Ok(_) => Some(l),
+                        Err(e) => return Err(PhoneError::AdbServer(format!("shell: {e}"))),
+                    }
+                }
+            };
+            Ok(line.map(|l| l.trim_end_matches(['\r', '\n']).to_owned()))
+        })
+        .await
+    }
 }
 
 /// An interactive shell on the phone fed one command line at a time, each acknowledged once

@@ -115,6 +115,60 @@ pub fn parse_getevent(text: &str) -> Vec<InputDevice> {
     devices
 }
 
+/// Follows `getevent`'s lines on a touchscreen node (multitouch protocol B, first slot) to a
+/// finished tap. Lines are `[TIME] [NODE:] TYPE CODE VALUE` in hex; others are skipped.
+#[derive(Default)]
+pub struct TapReader {
+    slot: i64,
+    tracking: Option<i64>,
+    raw: (Option<i64>, Option<i64>),
+    /// Where the contact was at its last report.
+    reported: Option<(i64, i64)>,
+}
+
+impl TapReader {
+    /// Takes one line; the raw position of the tap it ends, if it ends one.
+    pub fn feed(&mut self, line: &str) -> Option<(i64, i64)> {
+        let mut line = line.trim();
+        if line.starts_with('[') {
+            line = line.split_once(']')?.1.trim();
+        }
+        if let Some((node, rest)) = line.split_once(": ")
+            && node.starts_with('/')
+        {
+            line = rest.trim();
+        }
+        let mut fields = line.split_whitespace();
+        let hex = |f: Option<&str>| u32::from_str_radix(f?, 16).ok();
+        let (kind, code, value) = (
+            hex(fields.next())?,
+            hex(fields.next())?,
+            hex(fields.next())?,
+        );
+        if fields.next().is_some() {
+            return None;
+        }
+        let value = i64::from(value as i32);
+        match (kind as u16, code as u16) {
+            (EV_ABS, ABS_MT_SLOT) => self.slot = value,
+            (EV_ABS, _) if self.slot != 0 => {}
+            (EV_ABS, ABS_MT_TRACKING_ID) => self.tracking = Some(value),
+            (EV_ABS, ABS_MT_POSITION_X) => self.raw.0 = Some(value),
+            (EV_ABS, ABS_MT_POSITION_Y) => self.raw.1 = Some(value),
+            (EV_SYN, 0) => match (self.tracking, self.raw) {
+                (Some(id), (Some(x), Some(y))) if id >= 0 => self.reported = Some((x, y)),
+                (Some(id), _) if id < 0 => {
+                    self.tracking = None;
+                    return self.reported.take();
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        None
+    }
+}
+
 /// The touchscreen to write to, and how pixels map to its raw units.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Panel {
@@ -172,6 +226,52 @@ impl Panel {
             map(px, self.x, self.screen.0),
             map(py, self.y, self.screen.1),
         )
+    }
+
+    /// Raw panel units to display pixels (as Android's input reader maps them).
+    pub fn pixels(&self, raw: (i64, i64)) -> (f32, f32) {
+        let map = |v: i64, (min, max): (i32, i32), size: u32| {
+            (v - i64::from(min)) as f32 * size as f32 / (i64::from(max) - i64::from(min) + 1) as f32
+        };
+        (
+            map(raw.0, self.x, self.screen.0),
+            map(raw.1, self.y, self.screen.1),
+        )
+    }
+
+    /// Waits for a finger to tap the panel, reading `getevent` on its node: where the first
+    /// contact was when it lifted, in display pixels. An error when no tap comes within
+    /// `limit` or the stream ends.
+    pub async fn wait_for_tap(
+        &self,
+        phone: &super::Phone,
+        limit: std::time::Duration,
+    ) -> Result<(f32, f32), super::PhoneError> {
+        let mut events = phone.watch(&format!("getevent {}", self.path)).await?;
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut taps = TapReader::default();
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let line = match events.next_line(left).await {
+                Ok(Some(line)) => line,
+                Ok(None) => {
+                    return Err(super::PhoneError::Unexpected(
+                        format!("getevent {}", self.path),
+                        "it ended before a tap".into(),
+                    ));
+                }
+                Err(super::PhoneError::Timeout(..)) => {
+                    return Err(super::PhoneError::Timeout(
+                        "a tap on the screen".into(),
+                        limit,
+                    ));
+                }
+                Err(e) => return Err(e),
+            };
+            if let Some(raw) = taps.feed(&line) {
+                return Ok(self.pixels(raw));
+            }
+        }
     }
 
     /// The `(type, code, value)` events of one touch sample. `id` is the contact's tracking id
@@ -343,6 +443,53 @@ add device 2: /dev/input/event0
             let (raw, _) = panel.raw(px, 0);
             let back = raw as f64 * 800.0 / 4096.0;
             assert!((back - f64::from(px)).abs() < 0.1, "{px}: {back}");
+            let (x, _) = panel.pixels((raw, 0));
+            assert!((f64::from(x) - back).abs() < 1e-3, "{px}: {x}");
+        }
+    }
+
+    #[test]
+    fn a_tap_is_read_from_getevent_in_any_of_its_line_forms() {
+        // One device watched (bare), all watched (node first), with -t (time first), and a
+        // terminal's CRLF: each a tap at raw (1040, 3000) after a second finger's noise.
+        let tap = [
+            "0003 002f 00000001", // slot 1: another finger, ignored
+            "0003 0039 00000007",
+            "0003 0035 00000010",
+            "0000 0000 00000000",
+            "0003 002f 00000000",
+            "0003 0039 0000002a",
+            "0003 0035 00000400",
+            "0003 0036 00000bb8",
+            "0001 014a 00000001",
+            "0000 0000 00000000",
+            "0003 0035 00000410", // it drifts a little before lifting
+            "0000 0000 00000000",
+            "0003 0039 ffffffff",
+            "0001 014a 00000000",
+            "0000 0000 00000000",
+        ];
+        let forms: [&dyn Fn(&str) -> String; 4] = [
+            &|l| l.to_owned(),
+            &|l| format!("/dev/input/event0: {l}"),
+            &|l| format!("[   51234.001200] /dev/input/event0: {l}"),
+            &|l| format!("{l}\r"),
+        ];
+        for form in forms {
+            let mut reader = TapReader::default();
+            let mut reader_lines = vec![
+                "add device 1: /dev/input/event0".to_owned(),
+                "  name:     \"elan-touchscreen\"".to_owned(),
+            ];
+            reader_lines.extend(tap.iter().map(|l| form(l)));
+            let taps: Vec<(i64, i64)> =
+                reader_lines.iter().filter_map(|l| reader.feed(l)).collect();
+            assert_eq!(taps, [(1040, 3000)], "{}", form("..."));
+        }
+        // A lift with no contact seen (the finger was down before getevent started): no tap.
+        let mut reader = TapReader::default();
+        for l in &tap[12..] {
+            assert_eq!(reader.feed(l), None);
         }
     }
 

@@ -74,6 +74,8 @@ pub enum Route {
     Monkey,
     /// Injected by the program hosting the sim (tests), below every Android route.
     Raw,
+    /// A finger on the touchscreen: the panel's own kernel events (which `getevent` shows).
+    Finger,
 }
 
 /// A touch event.

@@ -146,6 +146,18 @@ impl Touchscreen {
         )
     }
 
+    /// Display pixels to raw units (the nearest raw unit whose map back lands in the pixel).
+    fn to_raw(&self, (x, y): (f32, f32)) -> (i32, i32) {
+        let map = |v: f32, (min, max): (i32, i32), size: u32| {
+            let span = (max - min + 1) as f32;
+            (min + (v.max(0.0) * span / size as f32).round() as i32).min(max)
+        };
+        (
+            map(x, self.x_range, self.width),
+            map(y, self.y_range, self.height),
+        )
+    }
+
     /// One event written to `path`. Returns the touch to report, if this event completed one
     /// (a SYN_REPORT after a change of slot 0).
     fn event(
@@ -260,16 +272,96 @@ fn abs_label(code: u16) -> Option<&'static str> {
     })
 }
 
+/// One kernel input event, as `getevent` sees it.
+#[derive(Clone, Debug)]
+pub struct InputEvent {
+    pub path: &'static str,
+    /// Since the phone started.
+    pub time: Duration,
+    pub kind: u16,
+    pub code: u16,
+    pub value: i32,
+}
+
 impl Device {
     /// One kernel input event written to a /dev/input node (by `sendevent` or a raw write).
     fn input_event(&self, path: &str, kind: u16, code: u16, value: i32) {
-        let touch = self
-            .touchscreen
+        self.kernel_event(path, kind, code, value, Route::Sendevent);
+    }
+
+    /// One event on an input node, from `route`: to the running `getevent`s, and to the
+    /// touchscreen's state (the app sees the touch it completes).
+    fn kernel_event(&self, path: &str, kind: u16, code: u16, value: i32, route: Route) {
+        let (touch, node) = {
+            let mut ts = self.touchscreen.lock().unwrap_or_else(|e| e.into_inner());
+            let node = ts.nodes.iter().find(|n| n.path == path).map(|n| n.path);
+            (ts.event(path, kind, code, value), node)
+        };
+        if let Some(path) = node {
+            let event = InputEvent {
+                path,
+                time: self.now(),
+                kind,
+                code,
+                value,
+            };
+            let mut watchers = self
+                .input_watchers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            watchers.retain(|w| w.send(event.clone()).is_ok());
+        }
+        if let Some((action, x, y)) = touch {
+            self.touch(route, action, x, y);
+        }
+    }
+
+    /// The events on every input node from now on, until the receiver is dropped.
+    fn watch_input(&self) -> std::sync::mpsc::Receiver<InputEvent> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.input_watchers
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .event(path, kind, code, value);
-        if let Some((action, x, y)) = touch {
-            self.touch(Route::Sendevent, action, x, y);
+            .push(tx);
+        rx
+    }
+
+    /// A finger taps the touchscreen at (x, y) display pixels: the panel reports the contact
+    /// in its raw units (multitouch protocol B), held `hold`, as a person's tap. The game sees
+    /// it and `getevent` shows it, as on a phone.
+    pub fn finger_tap(&self, (x, y): (f32, f32), hold: Duration) {
+        let (path, raw, slots) = {
+            let ts = self.touchscreen.lock().unwrap_or_else(|e| e.into_inner());
+            let node = &ts.nodes[ts.touch];
+            (
+                node.path,
+                ts.to_raw((x, y)),
+                node.abs.iter().any(|a| a.0 == ABS_MT_SLOT),
+            )
+        };
+        let id = self.now().as_millis() as i32 & 0xffff;
+        let mut down = Vec::new();
+        if slots {
+            down.push((EV_ABS, ABS_MT_SLOT, 0));
+        }
+        down.extend([
+            (EV_ABS, ABS_MT_TRACKING_ID, id),
+            (EV_ABS, ABS_MT_POSITION_X, raw.0),
+            (EV_ABS, ABS_MT_POSITION_Y, raw.1),
+            (EV_ABS, ABS_MT_PRESSURE, 60),
+            (EV_KEY, BTN_TOUCH, 1),
+            (EV_SYN, SYN_REPORT, 0),
+        ]);
+        for (kind, code, value) in down {
+            self.kernel_event(path, kind, code, value, Route::Finger);
+        }
+        std::thread::sleep(hold);
+        for (kind, code, value) in [
+            (EV_ABS, ABS_MT_TRACKING_ID, -1),
+            (EV_KEY, BTN_TOUCH, 0),
+            (EV_SYN, SYN_REPORT, 0),
+        ] {
+            self.kernel_event(path, kind, code, value, Route::Finger);
         }
     }
 
@@ -461,37 +553,111 @@ pub fn sendevent(ctx: &mut Ctx, args: &[String]) -> i32 {
     0
 }
 
-/// `getevent -p` / `-lp`: the input devices and their events. Watching live events is not
-/// simulated: without -p, getevent says so and exits.
+/// `getevent [-t] [-l] [-q] [-c COUNT] [DEVICE]`: the events of every input node (or of
+/// DEVICE) as they happen, one line each: `[TIME] DEVICE: TYPE CODE VALUE` in hex (the
+/// device named only when watching them all), or with `-l` their names. Runs until COUNT
+/// events or until the host goes. `-p` (`-lp`) describes the devices instead.
 pub fn getevent(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let mut describe = false;
-    let mut labels = false;
-    for a in args {
-        if let Some(flags) = a.strip_prefix('-') {
-            for f in flags.chars() {
-                match f {
-                    'p' | 'i' => describe = true,
-                    'l' => labels = true,
-                    _ => {}
+    let (mut describe, mut labels, mut times, mut quiet) = (false, false, false, false);
+    let mut count: Option<u64> = None;
+    let mut device: Option<&str> = None;
+    let mut args = args.iter();
+    while let Some(a) = args.next() {
+        match a.strip_prefix('-') {
+            Some(flags) => {
+                for f in flags.chars() {
+                    match f {
+                        'p' | 'i' => describe = true,
+                        'l' => labels = true,
+                        't' => times = true,
+                        'q' => quiet = true,
+                        'c' => count = args.next().and_then(|n| n.parse().ok()),
+                        _ => {}
+                    }
                 }
+            }
+            None => device = Some(a),
+        }
+    }
+    if describe {
+        let text = ctx
+            .device
+            .touchscreen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .describe(labels);
+        let _ = ctx.out.write_all(text.as_bytes());
+        return 0;
+    }
+    if let Some(path) = device
+        && !ctx.device.has_input_node(path)
+    {
+        let _ = writeln!(ctx.err, "could not open {path}, No such file or directory");
+        return 1;
+    }
+    let events = ctx.device.watch_input();
+    if !quiet {
+        let ts = ctx
+            .device
+            .touchscreen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for (i, n) in ts.nodes.iter().rev().enumerate() {
+            if device.is_none_or(|d| d == n.path) {
+                let _ = write!(
+                    ctx.out,
+                    "add device {}: {}\n  name:     \"{}\"\n",
+                    i + 1,
+                    n.path,
+                    n.name
+                );
             }
         }
     }
-    if !describe {
-        let _ = writeln!(
-            ctx.err,
-            "getevent: watching live events is not simulated; use -p"
-        );
-        return 1;
+    let mut shown = 0;
+    while count.is_none_or(|c| shown < c) {
+        let _ = ctx.out.flush();
+        let e = match events.recv_timeout(Duration::from_millis(50)) {
+            Ok(e) => e,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if (ctx.alive)() => continue,
+            Err(_) => break,
+        };
+        if device.is_some_and(|d| d != e.path) {
+            continue;
+        }
+        let mut line = String::new();
+        if times {
+            line += &format!("[{:8}.{:06}] ", e.time.as_secs(), e.time.subsec_micros());
+        }
+        if device.is_none() {
+            line += &format!("{}: ", e.path);
+        }
+        let named = labels
+            .then(|| event_labels(e.kind, e.code, e.value))
+            .flatten();
+        match named {
+            Some((kind, code, value)) => line += &format!("{kind:<12} {code:<20} {value}"),
+            None => line += &format!("{:04x} {:04x} {:08x}", e.kind, e.code, e.value),
+        }
+        let _ = writeln!(ctx.out, "{line}");
+        shown += 1;
     }
-    let text = ctx
-        .device
-        .touchscreen
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .describe(labels);
-    let _ = ctx.out.write_all(text.as_bytes());
+    let _ = ctx.out.flush();
     0
+}
+
+/// `getevent -l`'s names of an event: type, code, value (keys as DOWN/UP).
+fn event_labels(kind: u16, code: u16, value: i32) -> Option<(&'static str, String, String)> {
+    Some(match kind {
+        EV_SYN if code == SYN_REPORT => ("EV_SYN", "SYN_REPORT".into(), format!("{value:08x}")),
+        EV_KEY => (
+            "EV_KEY",
+            key_label(code)?.into(),
+            if value == 0 { "UP" } else { "DOWN" }.into(),
+        ),
+        EV_ABS => ("EV_ABS", abs_label(code)?.into(), format!("{value:08x}")),
+        _ => return None,
+    })
 }
 
 /// `monkey --port N`: serves the monkey network protocol on device port N (reach it with

@@ -161,6 +161,8 @@ pub struct Device {
     ports: Mutex<HashMap<u16, SyncSender<StreamIo>>>,
     pub(crate) files: Mutex<sync::Files>,
     pub(crate) touchscreen: Mutex<input::Touchscreen>,
+    /// Where each kernel input event goes besides the touchscreen (running `getevent`s).
+    pub(crate) input_watchers: Mutex<Vec<std::sync::mpsc::Sender<input::InputEvent>>>,
     pub(crate) settings: Mutex<BTreeMap<String, String>>,
     screen: Mutex<Option<(View, Arc<RgbaImage>)>>,
     report: Option<PathBuf>,
@@ -178,6 +180,7 @@ impl Device {
             ports: Mutex::new(HashMap::new()),
             files: Mutex::new(sync::Files::new(config.model)),
             touchscreen: Mutex::new(input::Touchscreen::new(config.model)),
+            input_watchers: Mutex::new(Vec::new()),
             settings: Mutex::new(BTreeMap::new()),
             screen: Mutex::new(None),
             report: config.report,
