@@ -298,6 +298,14 @@ impl Features {
         })
     }
 
+    /// How much of the glyph's box is in sight (1 when nothing is hidden; what is hidden
+    /// counts for the share of it the comparison disregards).
+    pub fn share_in_sight(&self) -> f32 {
+        self.hidden
+            .as_ref()
+            .map_or(1.0, |h| h.weights.iter().sum::<f32>() / CELLS as f32)
+    }
+
     /// How many counters apart two glyphs are: none when their ranges meet.
     fn hole_gap(&self, other: &Features) -> f32 {
         let (a, b) = (self.holes, other.holes);

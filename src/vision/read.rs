@@ -217,10 +217,16 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
             let central =
                 (r.cx() - nf / 2.0).abs() < nf * 0.3 && (r.cy() - nf / 2.0).abs() < nf * 0.3;
             let level = r.cy() >= main.y0 as f32 && r.cy() <= main.y1 as f32;
+            // Right on top of the main region and within its width: the glyph's upper part,
+            // cut off by a line (a corner value lies beside the glyph, not over it).
+            let stacked =
+                r.x0 >= main.x0 && r.x1 <= main.x1 && r.y1 as f32 + nf * 0.05 >= main.y0 as f32;
             r.id == main.id
                 || (!r.edge
                     && r.count * 50 >= main.count
-                    && (r.y1 as f32 > main.y0 as f32 + main_h * 0.2 || cut[r.id as usize])
+                    && (r.y1 as f32 > main.y0 as f32 + main_h * 0.2
+                        || cut[r.id as usize]
+                        || stacked)
                     && (central || level)
                     && r.cx() > nf * 0.08
                     && r.cx() < nf * 0.92)
@@ -253,22 +259,32 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     }
 }
 
+/// The mean colour of the crop's pixels within `tol` of lightness `level`, if any.
+fn mean_colour_near(crop: &Crop, level: f32, tol: f32) -> Option<[f32; 3]> {
+    let (mut sum, mut k) = ([0f32; 3], 0);
+    for (px, &l) in crop.rgb.iter().zip(&crop.luma) {
+        if (l - level).abs() <= tol {
+            (0..3).for_each(|i| sum[i] += px[i]);
+            k += 1;
+        }
+    }
+    (k > 0).then(|| sum.map(|s| s / k as f32))
+}
+
+/// Euclidean distance of two colours.
+fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
 /// Clears the ink of colours off the line from the face's colour to the darkest ink's (the
 /// glyph's and its antialiased rim's), such as a coloured badge's; false when the face and ink
 /// colours cannot be told (no pixel near either lightness), and nothing is cleared.
 fn own_colour_only(crop: &Crop, face: f32, dark: f32, ink_of: &mut [f32]) -> bool {
-    let mean_near = |level: f32, tol: f32| {
-        let (mut sum, mut k) = ([0f32; 3], 0);
-        for (px, &l) in crop.rgb.iter().zip(&crop.luma) {
-            if (l - level).abs() <= tol {
-                (0..3).for_each(|i| sum[i] += px[i]);
-                k += 1;
-            }
-        }
-        (k > 0).then(|| sum.map(|s| s / k as f32))
-    };
-    let tol = (face - dark) * 0.1;
-    let (Some(f), Some(i)) = (mean_near(face, tol), mean_near(dark, tol)) else {
+    let tol = ((face - dark) * 0.1).max(3.0);
+    let (Some(f), Some(i)) = (
+        mean_colour_near(crop, face, tol),
+        mean_colour_near(crop, dark, tol),
+    ) else {
         return false;
     };
     let axis = [i[0] - f[0], i[1] - f[1], i[2] - f[2]];
@@ -405,7 +421,7 @@ fn unveil(
     // Where the veil lies: the veiled face, and what the veiled face sandwiches along a line
     // (a stroke the veil crosses: veiled face on both sides, no more than a stroke's width
     // apart along the veil, in one of the four directions).
-    let mut veiled: Vec<bool> = crop
+    let mut veiled_face: Vec<bool> = crop
         .luma
         .iter()
         .map(|&l| l > face + 6.0 && (l - veil).abs() <= 12.0)
@@ -413,26 +429,42 @@ fn unveil(
     // Only sizeable stretches: stray pixels of that lightness (texture, noise) would sandwich
     // wedges of face between them and the veil.
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let stretches = label(|p| veiled[p], n, n, Touch::Eight, &mut labels, &mut stack);
+    let stretches = label(
+        |p| veiled_face[p],
+        n,
+        n,
+        Touch::Eight,
+        &mut labels,
+        &mut stack,
+    );
     let sizeable: Vec<bool> = std::iter::once(false)
         .chain(stretches.iter().map(|r| r.count * 300 >= n * n))
         .collect();
-    for (v, &l) in veiled.iter_mut().zip(&labels) {
+    for (v, &l) in veiled_face.iter_mut().zip(&labels) {
         *v = sizeable[l as usize];
     }
-    let mut band = sandwiched(&veiled, n, (n as f32 * 0.3) as u32);
+    let mut band = sandwiched(&veiled_face, n, (n as f32 * 0.3) as u32);
     // And veiled ink that nothing sandwiches (where the line ends on a stroke): next to the
-    // veiled face, a plateau of the lightness the veil gives the darkest ink, thicker than a
-    // glyph's antialiased rim (when that lightness is unlike both the face and the veil).
-    let veiled_ink = dark * (1.0 - alpha) + 255.0 * alpha;
-    if (veiled_ink - face).abs() > 30.0 && veil - veiled_ink > 30.0 {
+    // veiled face, a plateau of the colour the veil gives the darkest ink, thicker than a
+    // glyph's antialiased rim (when that colour is unlike both the face's and the veil's: in
+    // colour, as blue ink under a white veil can be as light as a green face).
+    let tol = ((face - dark) * 0.1).max(3.0);
+    let palette = mean_colour_near(crop, face, tol).zip(mean_colour_near(crop, dark, tol));
+    let veiled = |c: [f32; 3]| c.map(|v| v * (1.0 - alpha) + 255.0 * alpha);
+    // (face, veiled ink) colours when the veiled ink can be told from the face.
+    let unlike_face = palette
+        .map(|(f, i)| (f, veiled(i)))
+        .filter(|&(f, vi)| distance(vi, f) > 30.0);
+    if let Some((f, veiled_ink)) = unlike_face
+        && distance(veiled_ink, veiled(f)) > 30.0
+    {
         let plateau: Vec<bool> = crop
-            .luma
+            .rgb
             .iter()
-            .map(|&l| (l - veiled_ink).abs() <= 12.0)
+            .map(|&c| distance(c, veiled_ink) <= 20.0)
             .collect();
         let plateau = open_twice(&plateau, n);
-        let mut near = veiled.clone();
+        let mut near = veiled_face.clone();
         for _ in 0..n / 10 {
             near = morph(&near, n, false);
         }
@@ -441,14 +473,15 @@ fn unveil(
         }
     }
     let unblended = |l: f32| amount((l - alpha * 255.0) / (1.0 - alpha));
-    // In the band, a pixel of the face's own lightness is bare face (a concave corner of the
+    // In the band, a pixel of the face's own colour is bare face (a concave corner of the
     // line sandwiches some), unless the veil makes ink look like the face.
-    let bare = |l: f32| (l - face).abs() <= 6.0 && (veiled_ink - face).abs() > 30.0;
+    let bare = |c: [f32; 3]| unlike_face.is_some_and(|(f, _)| distance(c, f) <= 12.0);
     let under: Vec<bool> = crop
         .luma
         .iter()
+        .zip(&crop.rgb)
         .zip(&band)
-        .map(|(&l, &b)| ((b && !bare(l)) || l > face + 6.0) && unblended(l) >= 0.5)
+        .map(|((&l, &c), &b)| ((b && !bare(c)) || l > face + 6.0) && unblended(l) >= 0.5)
         .collect();
     let opened = open_twice(&under, n);
     // Ink found under the veil, a few pixels at least (else the "veil" may be a light texture
@@ -694,11 +727,12 @@ fn read_tile(
     classifier: &Classifier,
 ) -> (f32, TileRead) {
     let glyph = tile_glyph(img, c, tile);
-    let verdict = glyph
+    let features = glyph
         .ink
         .as_ref()
-        .and_then(|ink| Features::partly_hidden(ink, glyph.hidden.as_deref()))
-        .and_then(|f| classifier.classify(&f, &[]));
+        .and_then(|ink| Features::partly_hidden(ink, glyph.hidden.as_deref()));
+    let in_sight = features.as_ref().map_or(1.0, Features::share_in_sight);
+    let verdict = features.and_then(|f| classifier.classify(&f, &[]));
     let Verdict {
         tile: letter,
         confidence,
@@ -711,9 +745,10 @@ fn read_tile(
         distance: f32::INFINITY,
     });
     // What a veil hides cannot be seen: a glyph under one is trusted half as much (a stroke
-    // lost under the line can turn one letter into another at a fair distance).
+    // lost under the line can turn one letter into another at a fair distance), and less the
+    // more of it is hidden.
     let confidence = if glyph.hidden.is_some() {
-        confidence * VEILED_TRUST
+        confidence * VEILED_TRUST * in_sight
     } else {
         confidence
     };
