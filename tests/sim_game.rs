@@ -332,3 +332,47 @@ fn shipped_profiles_agree_with_the_virtual_phones_screens() {
         assert!(profile.button_radius <= layout.buttons[0].radius);
     }
 }
+
+#[test]
+fn getevent_streams_the_kernels_events_a_finger_and_sendevent_not_input() {
+    let sim = sim(Model::Nexus7);
+    let mut watcher = Host::ready(sim.addr());
+    let mut events = watcher
+        .open("exec:getevent /dev/input/event0")
+        .expect("getevent runs");
+    let mut other = Host::ready(sim.addr());
+    // A SYN_REPORT from sendevent, until getevent (started on its own thread) shows it: one
+    // node watched, so no node before the event.
+    loop {
+        other.exec("sendevent /dev/input/event0 0 0 0");
+        if watcher.read_line(&mut events) == "0000 0000 00000000" {
+            break;
+        }
+    }
+    // `input` injects above the kernel: getevent does not see it. A finger it does.
+    other.exec("input tap 300 500");
+    sim.device()
+        .finger_tap((300.0, 500.0), Duration::from_millis(20));
+    let mut lines = Vec::new();
+    while lines
+        .last()
+        .is_none_or(|l: &String| l.as_str() != "0003 0039 ffffffff")
+    {
+        lines.push(watcher.read_line(&mut events));
+    }
+    // Down, the panel's first line (none of input's before it): slot 0, a tracking id, then
+    // x and y in raw units (300/800 and 500/1280 of 0..4095).
+    assert_eq!(lines[0], "0003 002f 00000000", "{lines:?}");
+    assert!(lines[1].starts_with("0003 0039 "), "{lines:?}");
+    assert_eq!(
+        lines[2..4],
+        ["0003 0035 00000600", "0003 0036 00000640"],
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&"0001 014a 00000001".to_owned()),
+        "{lines:?}"
+    );
+    // Both taps reached the game: the tile at (300, 500) was touched twice.
+    assert_eq!(sim.device().game().strokes().len(), 2);
+}

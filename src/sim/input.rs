@@ -555,7 +555,8 @@ pub fn sendevent(ctx: &mut Ctx, args: &[String]) -> i32 {
 
 /// `getevent [-t] [-l] [-q] [-c COUNT] [DEVICE]`: the events of every input node (or of
 /// DEVICE) as they happen, one line each: `[TIME] DEVICE: TYPE CODE VALUE` in hex (the
-/// device named only when watching them all), or with `-l` their names. Runs until COUNT
+/// device named, and the nodes listed first, only when watching them all), or with `-l`
+/// their names. Runs until COUNT
 /// events or until the host goes. `-p` (`-lp`) describes the devices instead.
 pub fn getevent(ctx: &mut Ctx, args: &[String]) -> i32 {
     let (mut describe, mut labels, mut times, mut quiet) = (false, false, false, false);
@@ -596,22 +597,22 @@ pub fn getevent(ctx: &mut Ctx, args: &[String]) -> i32 {
         return 1;
     }
     let events = ctx.device.watch_input();
-    if !quiet {
+    // As getevent.c: watching every node, it names each as it opens it and each event's node;
+    // watching one, neither.
+    if !quiet && device.is_none() {
         let ts = ctx
             .device
             .touchscreen
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         for (i, n) in ts.nodes.iter().rev().enumerate() {
-            if device.is_none_or(|d| d == n.path) {
-                let _ = write!(
-                    ctx.out,
-                    "add device {}: {}\n  name:     \"{}\"\n",
-                    i + 1,
-                    n.path,
-                    n.name
-                );
-            }
+            let _ = write!(
+                ctx.out,
+                "add device {}: {}\n  name:     \"{}\"\n",
+                i + 1,
+                n.path,
+                n.name
+            );
         }
     }
     let mut shown = 0;

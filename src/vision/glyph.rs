@@ -31,6 +31,9 @@ const HOLE_WEIGHT: f32 = 0.5;
 const PROFILE_WEIGHT: f32 = 4.0;
 /// Weight of the squared log aspect-ratio difference in the distance.
 const ASPECT_WEIGHT: f32 = 0.6;
+/// How much less a hidden cell counts in the correlation: what unblending recovers under a
+/// path line is worth keeping a little of (30%), not as much as what is in sight.
+const HIDDEN_DISCOUNT: f32 = 0.7;
 /// The tile index of Qu.
 pub const QU: u8 = 16;
 
@@ -196,7 +199,8 @@ pub struct Features {
 /// How much of each feature of a partly hidden glyph can be trusted.
 #[derive(Clone, Debug)]
 struct Hidden {
-    /// Weight of each cell in the correlation: the share of it that is in sight.
+    /// Weight of each cell in the correlation: 1 when in sight, less the more of it is hidden
+    /// (`HIDDEN_DISCOUNT`).
     weights: [f32; CELLS],
     /// Whether each profile is known: its line meets no hidden pixel before the ink.
     known: [bool; 4 * FINE],
@@ -224,7 +228,7 @@ impl Features {
                 *v = f32::from(u8::from(m));
             }
             let fine_shade = fine_grid(&shade, (x0, y0, bw, bh));
-            let weights = coarse(&fine_shade).map(|h| 1.0 - 0.7 * h.clamp(0.0, 1.0));
+            let weights = coarse(&fine_shade).map(|h| 1.0 - HIDDEN_DISCOUNT * h.clamp(0.0, 1.0));
             // A profile is unknown when a hidden point comes before (or at) the ink on it.
             let known: [bool; 4 * FINE] = std::array::from_fn(|j| {
                 let line = &LINES[j];
@@ -298,8 +302,8 @@ impl Features {
         })
     }
 
-    /// How much of the glyph's box is in sight (1 when nothing is hidden; what is hidden
-    /// counts for the share of it the comparison disregards).
+    /// How much of the glyph's box counts in the comparison: 1 when nothing is hidden, down
+    /// to 1 - `HIDDEN_DISCOUNT` when all of it is.
     pub fn share_in_sight(&self) -> f32 {
         self.hidden
             .as_ref()

@@ -158,9 +158,12 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         return TileGlyph::blank(face);
     }
     let amount = |l: f32| ((face - l) / contrast).clamp(0.0, 1.0);
+    // The face's and the ink's colours: the mean colours near their lightness.
+    let tol = (contrast * 0.1).max(3.0);
+    let palette = mean_colour_near(&crop, face, tol).zip(mean_colour_near(&crop, dark, tol));
     // Ink amount per pixel, seen through a light veil where there is one.
     let mut ink_of: Vec<f32> = crop.luma.iter().map(|&l| amount(l)).collect();
-    let veil = unveil(&crop, face, dark, &amount, &mut ink_of);
+    let veil = unveil(&crop, face, palette, &amount, &mut ink_of);
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
     let mut found = label(
         |p| ink_of[p] >= 0.5,
@@ -180,8 +183,9 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         .filter(|r| near_middle(r))
         .max_by_key(|r| r.count)
         .is_some_and(|r| r.edge)
-        && own_colour_only(&crop, face, dark, &mut ink_of)
+        && let Some(palette) = palette
     {
+        own_colour_only(&crop, palette, &mut ink_of);
         found = label(
             |p| ink_of[p] >= 0.5,
             n,
@@ -276,21 +280,13 @@ fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
-/// Clears the ink of colours off the line from the face's colour to the darkest ink's (the
-/// glyph's and its antialiased rim's), such as a coloured badge's; false when the face and ink
-/// colours cannot be told (no pixel near either lightness), and nothing is cleared.
-fn own_colour_only(crop: &Crop, face: f32, dark: f32, ink_of: &mut [f32]) -> bool {
-    let tol = ((face - dark) * 0.1).max(3.0);
-    let (Some(f), Some(i)) = (
-        mean_colour_near(crop, face, tol),
-        mean_colour_near(crop, dark, tol),
-    ) else {
-        return false;
-    };
+/// Clears the ink of colours off the line from the face's colour `f` to the ink's `i` (the
+/// glyph's and its antialiased rim's), such as a coloured badge's.
+fn own_colour_only(crop: &Crop, (f, i): ([f32; 3], [f32; 3]), ink_of: &mut [f32]) {
     let axis = [i[0] - f[0], i[1] - f[1], i[2] - f[2]];
     let len2: f32 = axis.iter().map(|a| a * a).sum();
     if len2 < 1.0 {
-        return false;
+        return;
     }
     let limit = OFF_COLOUR * len2.sqrt();
     for (px, a) in crop.rgb.iter().zip(ink_of.iter_mut()) {
@@ -304,7 +300,6 @@ fn own_colour_only(crop: &Crop, face: f32, dark: f32, ink_of: &mut [f32]) -> boo
             *a = 0.0;
         }
     }
-    true
 }
 
 /// `set` and every pixel that lies between two set pixels at most `gap` steps apart along a
@@ -396,11 +391,12 @@ struct Veil {
 /// than the face, and its opacity how much it lightens the face (the veil taken to be white).
 /// It lies on the veiled face and on what that face sandwiches (a stroke it crosses), and on
 /// the plateau of veiled ink next to it (a stroke it ends on); there pixels are unblended.
+/// `palette` is the face's and the ink's colours, when known.
 /// Thin slivers of unblended ink (the veil's antialiased edges) are opened away.
 fn unveil(
     crop: &Crop,
     face: f32,
-    dark: f32,
+    palette: Option<([f32; 3], [f32; 3])>,
     amount: &dyn Fn(f32) -> f32,
     ink_of: &mut [f32],
 ) -> Option<Veil> {
@@ -448,8 +444,6 @@ fn unveil(
     // veiled face, a plateau of the colour the veil gives the darkest ink, thicker than a
     // glyph's antialiased rim (when that colour is unlike both the face's and the veil's: in
     // colour, as blue ink under a white veil can be as light as a green face).
-    let tol = ((face - dark) * 0.1).max(3.0);
-    let palette = mean_colour_near(crop, face, tol).zip(mean_colour_near(crop, dark, tol));
     let veiled = |c: [f32; 3]| c.map(|v| v * (1.0 - alpha) + 255.0 * alpha);
     // (face, veiled ink) colours when the veiled ink can be told from the face.
     let unlike_face = palette
