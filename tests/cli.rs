@@ -636,13 +636,8 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_scramblebot"))
-            .args(args)
-            .args(["-P", &server.port.to_string()])
-            .env("HOME", &server.home)
-            .env_remove("ANDROID_SERIAL")
-            .current_dir(&dir)
-            .stdin(std::process::Stdio::null())
+        through_server(&server, &dir, args[0])
+            .args(&args[1..])
             .output()
             .unwrap()
     };
@@ -800,13 +795,8 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
         // Off the button's centre, which the picture alone would give.
         let at = (button.x + 9.0, button.y - 6.0);
         let name = format!("tapped-{}", model.name());
-        let mut child = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
-            .args(["calibrate", "--name", &name, "--connect", &addr, "--tap"])
-            .args(["-P", &server.port.to_string()])
-            .env("HOME", &server.home)
-            .env_remove("ANDROID_SERIAL")
-            .current_dir(&dir)
-            .stdin(std::process::Stdio::null())
+        let mut child = through_server(&server, &dir, "calibrate")
+            .args(["--name", &name, "--connect", &addr, "--tap"])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -834,7 +824,8 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
             scramblebot::profile::Profile::load(&dir.join(format!("devices/{name}.toml")))
                 .expect("a valid profile");
         let freeze = profile.buttons.iter().find(|b| b.0 == "freeze").unwrap().1;
-        // Within a raw unit of the panel (up to 2.2 px on these panels).
+        // Near the tap (a raw unit is at most a pixel on these panels), not at the button's
+        // centre, 10.8 px away.
         assert!(
             (freeze.0 - at.0).hypot(freeze.1 - at.1) < 2.5,
             "{what}: freeze at {freeze:?}, tapped at {at:?}"
@@ -849,15 +840,21 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
 
 /// `scramblebot play` through the adb server at `server`, with `args`, ready to run.
 fn play_command(server: &common::AdbServer, args: &[&str]) -> Command {
-    let mut play = Command::new(env!("CARGO_BIN_EXE_scramblebot"));
-    play.arg("play")
-        .args(args)
-        .args(["-P", &server.port.to_string()])
+    let mut play = through_server(server, &std::env::temp_dir(), "play");
+    play.args(args);
+    play
+}
+
+/// `scramblebot COMMAND` talking to the adb server at `server` (its port, its home), run in
+/// `dir`, with no stdin; its arguments follow.
+fn through_server(server: &common::AdbServer, dir: &std::path::Path, command: &str) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scramblebot"));
+    cmd.args([command, "-P", &server.port.to_string()])
         .env("HOME", &server.home)
         .env_remove("ANDROID_SERIAL")
-        .current_dir(std::env::temp_dir())
+        .current_dir(dir)
         .stdin(std::process::Stdio::null());
-    play
+    cmd
 }
 
 /// Runs `scramblebot play` through the adb server at `server` to the end.

@@ -556,8 +556,8 @@ pub fn sendevent(ctx: &mut Ctx, args: &[String]) -> i32 {
 /// `getevent [-t] [-l] [-q] [-c COUNT] [DEVICE]`: the events of every input node (or of
 /// DEVICE) as they happen, one line each: `[TIME] DEVICE: TYPE CODE VALUE` in hex (the
 /// device named, and the nodes listed first, only when watching them all), or with `-l`
-/// their names. Runs until COUNT
-/// events or until the host goes. `-p` (`-lp`) describes the devices instead.
+/// their names. Runs until COUNT events or until the host goes. `-p` (`-lp`) describes the
+/// devices instead.
 pub fn getevent(ctx: &mut Ctx, args: &[String]) -> i32 {
     let (mut describe, mut labels, mut times, mut quiet) = (false, false, false, false);
     let mut count: Option<u64> = None;

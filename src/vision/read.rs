@@ -158,12 +158,18 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         return TileGlyph::blank(face);
     }
     let amount = |l: f32| ((face - l) / contrast).clamp(0.0, 1.0);
-    // The face's and the ink's colours: the mean colours near their lightness.
+    // The face's and the ink's colours (the mean colours near their lightness), found when
+    // first needed: most tiles have neither a veil nor a badge touching the glyph.
     let tol = (contrast * 0.1).max(3.0);
-    let palette = mean_colour_near(&crop, face, tol).zip(mean_colour_near(&crop, dark, tol));
+    let found_palette = std::cell::OnceCell::new();
+    let palette = || {
+        *found_palette.get_or_init(|| {
+            mean_colour_near(&crop, face, tol).zip(mean_colour_near(&crop, dark, tol))
+        })
+    };
     // Ink amount per pixel, seen through a light veil where there is one.
     let mut ink_of: Vec<f32> = crop.luma.iter().map(|&l| amount(l)).collect();
-    let veil = unveil(&crop, face, palette, &amount, &mut ink_of);
+    let veil = unveil(&crop, face, &palette, &amount, &mut ink_of);
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
     let mut found = label(
         |p| ink_of[p] >= 0.5,
@@ -183,7 +189,7 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         .filter(|r| near_middle(r))
         .max_by_key(|r| r.count)
         .is_some_and(|r| r.edge)
-        && let Some(palette) = palette
+        && let Some(palette) = palette()
     {
         own_colour_only(&crop, palette, &mut ink_of);
         found = label(
@@ -391,12 +397,12 @@ struct Veil {
 /// than the face, and its opacity how much it lightens the face (the veil taken to be white).
 /// It lies on the veiled face and on what that face sandwiches (a stroke it crosses), and on
 /// the plateau of veiled ink next to it (a stroke it ends on); there pixels are unblended.
-/// `palette` is the face's and the ink's colours, when known.
+/// `palette` gives the face's and the ink's colours, when known.
 /// Thin slivers of unblended ink (the veil's antialiased edges) are opened away.
 fn unveil(
     crop: &Crop,
     face: f32,
-    palette: Option<([f32; 3], [f32; 3])>,
+    palette: &dyn Fn() -> Option<([f32; 3], [f32; 3])>,
     amount: &dyn Fn(f32) -> f32,
     ink_of: &mut [f32],
 ) -> Option<Veil> {
@@ -446,7 +452,7 @@ fn unveil(
     // colour, as blue ink under a white veil can be as light as a green face).
     let veiled = |c: [f32; 3]| c.map(|v| v * (1.0 - alpha) + 255.0 * alpha);
     // (face, veiled ink) colours when the veiled ink can be told from the face.
-    let unlike_face = palette
+    let unlike_face = palette()
         .map(|(f, i)| (f, veiled(i)))
         .filter(|&(f, vi)| distance(vi, f) > 30.0);
     if let Some((f, veiled_ink)) = unlike_face
