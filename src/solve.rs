@@ -70,7 +70,8 @@ impl Lexicon for Trie {
     #[inline(always)]
     fn word(&self, at: &TrieCursor) -> Option<u32> {
         // The bound check makes a corrupt offset harmless (an id past it cannot be marked).
-        (at.node.is_word() && at.id < self.counts().words).then_some(at.id)
+        // `&`, not `&&`: whether a prefix is a word is a coin toss to the branch predictor.
+        (at.node.is_word() & (at.id < self.counts().words)).then_some(at.id)
     }
     #[inline(always)]
     fn next_tiles(&self, at: &TrieCursor) -> u32 {
@@ -207,8 +208,25 @@ pub struct Tally {
     pub points: u32,
 }
 
-/// Per depth, up to 8 children (a cursor and the free cells showing its tile).
-type Batches<L> = [[(<L as Lexicon>::Cursor, u64); 8]; SLOTS];
+/// A step the search has still to take: onto `cell` with the prefix `at`, and what the path
+/// so far carries (see `Search::arrive` for `len`).
+#[derive(Clone, Copy)]
+struct Pending<C> {
+    at: C,
+    used: u64,
+    sum: u32,
+    factor: u32,
+    len: u32,
+    cell: u8,
+    depth: u8,
+}
+
+/// Room for the steps pending at once: each of a path's at most `MAX_CELLS` steps leaves at
+/// most 8 siblings (a cell has 8 neighbours), so 8 x 36 = 288 fit; a power of two so that
+/// `& PENDING_MASK` needs no bounds check.
+const PENDING: usize = 512;
+const PENDING_MASK: usize = PENDING - 1;
+const _: () = assert!(PENDING > 8 * MAX_CELLS + 1);
 
 /// A reusable solver over one dictionary.
 ///
@@ -223,9 +241,9 @@ pub struct Solver<'d, L: Lexicon = Trie> {
     slots: Vec<u32>,
     /// The ids whose bits this solve set.
     found_ids: Vec<u32>,
-    /// Per depth, the children a visit steps into before descending (see `Search::visit`);
-    /// kept here so no visit pays to initialise its own.
-    batches: Box<Batches<L>>,
+    /// The search's stack of steps still to take (see `Search::walk`); kept here so no solve
+    /// pays to initialise its own.
+    pending: Box<[Pending<L::Cursor>; PENDING]>,
     adjacency: Adjacency,
     /// Per cell: the tiles on its neighbours, as bits.
     near_tiles: [u32; SLOTS],
@@ -240,8 +258,18 @@ impl<'d, L: Lexicon> Solver<'d, L> {
             lexicon,
             found: vec![0; lexicon.id_bound().div_ceil(64)],
             slots: vec![0; lexicon.id_bound()],
-            found_ids: Vec::new(),
-            batches: Box::new([[(lexicon.root(), 0); 8]; SLOTS]),
+            found_ids: vec![0; lexicon.id_bound() + 1],
+            pending: Box::new(
+                [Pending {
+                    at: lexicon.root(),
+                    used: 0,
+                    sum: 0,
+                    factor: 1,
+                    len: 0,
+                    cell: 0,
+                    depth: 0,
+                }; PENDING],
+            ),
             adjacency: Adjacency::new(4),
             near_tiles: [0; SLOTS],
             near_cells: Box::new([[0; 32]; SLOTS]),
@@ -300,7 +328,7 @@ impl<'d, L: Lexicon> Solver<'d, L> {
             found: &mut self.found,
             slots: &mut self.slots,
             found_ids: &mut self.found_ids,
-            batches: &mut self.batches,
+            pending: &mut self.pending,
             varying: !bonuses.is_empty(),
             near_tiles: &self.near_tiles,
             near_cells: &self.near_cells,
@@ -322,20 +350,19 @@ impl<'d, L: Lexicon> Solver<'d, L> {
         let root = self.lexicon.root();
         for cell in 0..board.cells() {
             if let Some(at) = self.lexicon.step(&root, search.tiles[cell]) {
-                let w = search.width[cell];
-                search.visit(
-                    cell,
+                search.walk(Pending {
                     at,
-                    0,
-                    1 << cell,
-                    w as usize,
-                    search.value[cell],
-                    search.factor[cell],
-                );
+                    used: 1 << cell,
+                    sum: search.value[cell],
+                    factor: search.factor[cell],
+                    len: search.width[cell] as u32,
+                    cell: cell as u8,
+                    depth: 0,
+                });
             }
         }
         let tally = search.tally;
-        for id in self.found_ids.drain(..) {
+        for &id in &self.found_ids[..tally.words] {
             self.found[id as usize / 64] &= !(1 << (id % 64));
         }
         tally
@@ -347,8 +374,8 @@ struct Search<'a, L: Lexicon, const FULL: bool> {
     lexicon: &'a L,
     found: &'a mut [u64],
     slots: &'a mut [u32],
-    found_ids: &'a mut Vec<u32>,
-    batches: &'a mut Batches<L>,
+    found_ids: &'a mut [u32],
+    pending: &'a mut [Pending<L::Cursor>; PENDING],
     /// Whether a word's points can differ between its paths (bonus tiles).
     varying: bool,
     near_tiles: &'a [u32; SLOTS],
@@ -368,59 +395,60 @@ struct Search<'a, L: Lexicon, const FULL: bool> {
 }
 
 impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
-    #[allow(clippy::too_many_arguments)]
-    fn visit(
-        &mut self,
-        cell: usize,
-        at: L::Cursor,
-        depth: usize,
-        used: u64,
-        len: usize,
-        sum: u32,
-        factor: u32,
-    ) {
-        self.arrive(cell, &at, depth, len, sum, factor);
-        // First step into every child this cell can reach, then descend: the children's loads
-        // are independent, so the processor overlaps their cache misses instead of waiting
-        // for each in turn (the search is bound by memory latency, not arithmetic).
-        let cell = cell & SLOT_MASK;
-        let mut todo = self.lexicon.next_tiles(&at) & self.near_tiles[cell];
-        let mut count = 0;
-        while todo != 0 {
-            let tile = todo.trailing_zeros() as usize;
-            todo &= todo - 1;
-            let cells = self.near_cells[cell][tile & 31] & !used;
-            if cells == 0 {
-                continue;
-            }
-            if let Some(child) = self.lexicon.step(&at, tile as u8) {
-                self.batches[depth & SLOT_MASK][count & 7] = (child, cells);
-                count += 1;
-            }
-        }
-        for k in 0..count {
-            let (child, mut cells) = self.batches[depth & SLOT_MASK][k & 7];
-            let leaf = self.lexicon.next_tiles(&child) == 0;
-            while cells != 0 {
-                let next = cells.trailing_zeros() as usize & SLOT_MASK;
-                cells &= cells - 1;
-                // Full mode also counts the path's diagonal steps, packed above the letters.
-                let diagonal = if FULL {
-                    let d = cell.abs_diff(next);
-                    usize::from(d != 1 && d != self.side) * DIAGONAL
-                } else {
-                    0
+    /// Takes `first` and every step that follows from it, depth first. The steps still to take
+    /// wait on a stack, not in the call stack: a step is popped, its word (if any) recorded,
+    /// and every step onward from it pushed. All of a step's children are looked up in the
+    /// dictionary before any is taken, so their cache misses overlap (the search is bound by
+    /// memory latency and mispredicted branches, not arithmetic).
+    fn walk(&mut self, first: Pending<L::Cursor>) {
+        self.pending[0] = first;
+        let mut top = 1;
+        while top != 0 {
+            top -= 1;
+            let step = self.pending[top & PENDING_MASK];
+            let cell = step.cell as usize & SLOT_MASK;
+            let depth = step.depth as usize;
+            self.arrive(
+                cell,
+                &step.at,
+                depth,
+                step.len as usize,
+                step.sum,
+                step.factor,
+            );
+            let mut todo = self.lexicon.next_tiles(&step.at) & self.near_tiles[cell];
+            while todo != 0 {
+                let tile = todo.trailing_zeros() as usize;
+                todo &= todo - 1;
+                let mut cells = self.near_cells[cell][tile & 31] & !step.used;
+                let Some(child) = self.lexicon.step(&step.at, tile as u8) else {
+                    continue;
                 };
-                let (len, sum, factor) = (
-                    len + self.width[next] as usize + diagonal,
-                    sum + self.value[next],
-                    factor * self.factor[next],
-                );
-                if leaf {
-                    // A word no longer word continues: record it here rather than recurse.
-                    self.arrive(next, &child, depth + 1, len, sum, factor);
-                } else {
-                    self.visit(next, child, depth + 1, used | 1 << next, len, sum, factor);
+                // Most often one free neighbour shows the tile, often none: the first is
+                // pushed without a branch (and not counted when there is none), others loop.
+                loop {
+                    let next = cells.trailing_zeros() as usize & SLOT_MASK;
+                    // Full mode also counts the path's diagonal steps, packed above the letters.
+                    let diagonal = if FULL {
+                        let d = cell.abs_diff(next);
+                        usize::from(d != 1 && d != self.side) * DIAGONAL
+                    } else {
+                        0
+                    };
+                    self.pending[top & PENDING_MASK] = Pending {
+                        at: child,
+                        used: step.used | 1 << next,
+                        sum: step.sum + self.value[next],
+                        factor: step.factor * self.factor[next],
+                        len: step.len + self.width[next] as u32 + diagonal as u32,
+                        cell: next as u8,
+                        depth: step.depth + 1,
+                    };
+                    top += usize::from(cells != 0);
+                    cells &= cells.wrapping_sub(1);
+                    if cells == 0 {
+                        break;
+                    }
                 }
             }
         }
@@ -442,6 +470,21 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
             self.path[depth & SLOT_MASK] = cell as u8;
         }
         let letters = len % DIAGONAL;
+        if !FULL && !self.varying {
+            // Points only, the same on every path: no branch on what the dictionary says (a
+            // word or not, found before or not), as those are the least predictable.
+            let word = self.lexicon.word(at);
+            let hit = word.is_some() & (letters >= self.rules.min_len());
+            let id = if hit { word.unwrap_or(0) } else { 0 };
+            let (word, bit) = (id as usize / 64, id % 64);
+            let fresh = u64::from(hit) & !(self.found[word] >> bit) & 1;
+            self.found[word] |= fresh << bit;
+            self.found_ids[self.tally.words] = id;
+            self.tally.words += fresh as usize;
+            self.tally.points +=
+                self.rules.points(letters, sum, factor) & 0u32.wrapping_sub(fresh as u32);
+            return;
+        }
         if let Some(id) = self.lexicon.word(at)
             && letters >= self.rules.min_len()
         {
@@ -454,7 +497,7 @@ impl<L: Lexicon, const FULL: bool> Search<'_, L, FULL> {
         let (word, bit) = (id as usize / 64, 1u64 << (id % 64));
         if self.found[word] & bit == 0 {
             self.found[word] |= bit;
-            self.found_ids.push(id);
+            self.found_ids[self.tally.words] = id;
             self.tally.words += 1;
             self.tally.points += points;
             if FULL {
