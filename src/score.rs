@@ -294,6 +294,12 @@ impl Rules {
         }
     }
 
+    /// Whether a word's points depend on its length alone (not on its tiles' values or bonus
+    /// tiles), so a search need not carry the two numbers `tile_terms` gives.
+    pub fn by_length_only(&self) -> bool {
+        self.kind == RulesKind::Boggle
+    }
+
     /// Points of a word of `letters` letters whose tiles' values (with letter bonuses) add up
     /// to `value_sum` and whose word bonuses multiply to `word_factor`.
     #[inline(always)]
