@@ -232,8 +232,8 @@ const _: () = assert!(PENDING > 8 * MAX_CELLS + 1);
 
 /// A reusable solver over one dictionary.
 ///
-/// Which words a solve has found is one bit per word id: 48 KB for ENABLE's trie, small
-/// enough to stay in cache (a word-sized mark per id would be 3 MB and miss on most finds).
+/// Which words a solve has found is one bit per word id: 21 KB for ENABLE, small enough to
+/// stay in cache (a word-sized mark per id would be 690 KB and miss on most finds).
 /// Only the bits a solve set are cleared after it, so a solve costs nothing per id.
 pub struct Solver<'d, L: Lexicon = Trie> {
     lexicon: &'d L,
@@ -241,7 +241,9 @@ pub struct Solver<'d, L: Lexicon = Trie> {
     /// Per found id: its entry (full mode) or its best points (score-only mode); read only on
     /// a second find.
     slots: Vec<u32>,
-    /// The ids whose bits this solve set.
+    /// The ids whose bits this solve set, in its first `Tally::words` places. It has room for
+    /// every id and one more, so score-only mode writes each id it meets without a branch (a
+    /// place is taken only if the word was new).
     found_ids: Vec<u32>,
     /// The search's stack of steps still to take (see `Search::walk`); kept here so no solve
     /// pays to initialise its own.
