@@ -419,8 +419,10 @@ impl<L: Lexicon, const FULL: bool, const VALUED: bool> Search<'_, L, FULL, VALUE
     /// Takes `first` and every step that follows from it, depth first. The steps still to take
     /// wait on a stack, not in the call stack: a step is popped, its word (if any) recorded,
     /// and every step onward from it pushed. All of a step's children are looked up in the
-    /// dictionary before any is taken, so their cache misses overlap (the search is bound by
-    /// memory latency and mispredicted branches, not arithmetic).
+    /// dictionary before any is taken, so their cache misses overlap; nothing that decides
+    /// where the next push goes waits on such a lookup. On rich boards the search is bound by
+    /// mispredicted branches more than by arithmetic, so it spends instructions to save
+    /// branches the predictor cannot learn.
     fn walk(&mut self, first: Pending<L::Cursor>) {
         self.pending[0] = first;
         let mut top = 1;
