@@ -399,6 +399,30 @@ fn a_two_minute_round_scaled_down() {
 }
 
 #[test]
+fn demo_on_android_4_4_does_without_exec() {
+    // Android 4.4's adbd has no `exec:` (the virtual phone refuses it, as a real one does): the
+    // bot's own link to the phone must ask through `shell:` and see through `framebuffer:`.
+    let r = demo_json(&[
+        "--model",
+        "small",
+        "--round-secs",
+        "3",
+        "--freeze-every-secs",
+        "1",
+        "--freeze-secs",
+        "0.5",
+    ]);
+    let (bot, referee) = (&r["bot"], &r["referee"]);
+    assert_eq!(r["model"], "small", "{r}");
+    assert!(bot["error"].is_null(), "{r}");
+    let entered = bot["words_entered"].as_u64().unwrap();
+    assert!(entered > 5, "{r}");
+    assert_eq!(referee["words"], entered, "{r}");
+    assert_eq!(referee["rejected"], 0, "{r}");
+    assert_eq!(referee["violations"], 0, "{r}");
+}
+
+#[test]
 fn a_round_the_clock_ends_stops_before_the_clock() {
     // Far more words than time: the bot stops starting words before the clock ends, so the
     // referee rejects nothing and no touch lands on the results screen.

@@ -200,7 +200,10 @@ fn monkey_over_a_device_socket_is_refereed_like_a_finger() {
     let mut host = Host::ready(sim.addr());
     // Nothing listens yet: a device socket is refused.
     assert!(host.open("tcp:1080").is_none());
-    host.exec("monkey --port 1080 >/dev/null 2>&1 &");
+    // Android 4.4: no `exec:` yet.
+    assert!(host.open("exec:echo hello").is_none());
+    assert_eq!(host.bytes("shell:echo hello"), b"hello\r\n");
+    host.shell("monkey --port 1080 >/dev/null 2>&1 &");
     // The monkey's JVM takes a moment to start listening.
     let mut m = host.open_retrying("tcp:1080", Duration::from_secs(10));
     let swipe = |host: &mut Host, m: &mut common::Stream, cols: &[usize], pause: Duration| {
@@ -268,21 +271,39 @@ fn screenshots_decode_to_the_screen_size() {
         let layout = Layout::of(model);
         let (w, h) = (layout.width, layout.height);
         let mut host = Host::ready(sim.addr());
-        let png = host.bytes("exec:screencap -p");
-        let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
-            .unwrap_or_else(|e| panic!("{model:?}: PNG: {e}"));
-        assert_eq!((img.width(), img.height()), (w, h), "{model:?}");
-        let raw = host.bytes("exec:screencap");
-        let header = if model.sdk() >= 26 { 16 } else { 12 };
-        assert_eq!(raw.len(), header + (w * h * 4) as usize, "{model:?}");
         let word = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
-        assert_eq!((word(&raw, 0), word(&raw, 1), word(&raw, 2)), (w, h, 1));
-        // The raw pixels are the PNG's pixels.
-        assert_eq!(
-            &raw[header..],
-            img.to_rgba8().as_raw().as_slice(),
-            "{model:?}"
-        );
+        // The screen as the phone draws it (its clock may tick while adb reads it: either
+        // side of a reading counts); Android 5 and later also give it by `exec:`.
+        let before = sim.device().screenshot();
+        let shows_screen = |pixels: &[u8]| {
+            let after = sim.device().screenshot();
+            [&before, &after].iter().any(|s| {
+                let same = |(i, (a, b)): (usize, (&u8, &u8))| i % 4 == 3 || a == b;
+                s.as_raw().len() == pixels.len()
+                    && s.as_raw().iter().zip(pixels).enumerate().all(same)
+            })
+        };
+        if model.has_exec() {
+            let png = host.bytes("exec:screencap -p");
+            let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+                .unwrap_or_else(|e| panic!("{model:?}: PNG: {e}"));
+            assert_eq!((img.width(), img.height()), (w, h), "{model:?}");
+            let raw = host.bytes("exec:screencap");
+            let header = if model.sdk() >= 26 { 16 } else { 12 };
+            assert_eq!(raw.len(), header + (w * h * 4) as usize, "{model:?}");
+            assert_eq!((word(&raw, 0), word(&raw, 1), word(&raw, 2)), (w, h, 1));
+            // The raw pixels are the PNG's pixels, and the screen's.
+            assert_eq!(
+                &raw[header..],
+                img.to_rgba8().as_raw().as_slice(),
+                "{model:?}"
+            );
+            assert!(shows_screen(&raw[header..]), "{model:?}: raw is the screen");
+        } else {
+            // Before Android 5 adbd has no `exec:` (and `shell:` mangles binary output, see
+            // below): the framebuffer service is the way.
+            assert!(host.open("exec:screencap").is_none(), "{model:?}");
+        }
         let fb = host.bytes("framebuffer:");
         // Version 1 before Android 8, version 2 (with a colour space) after.
         let (version, at) = if model.sdk() >= 26 { (2, 4) } else { (1, 3) };
@@ -300,6 +321,10 @@ fn screenshots_decode_to_the_screen_size() {
             .enumerate()
             .position(|(i, (a, b))| i % 4 != 3 && a != b);
         assert_eq!(first_difference, None, "{model:?}: RGB decodes unchanged");
+        assert!(
+            shows_screen(decoded.as_raw()),
+            "{model:?}: the framebuffer is the screen"
+        );
     }
     // Before Android 7, `shell:` goes through a terminal and breaks binary output.
     let sim = sim(Model::Nexus7);

@@ -143,9 +143,10 @@ impl Direct {
         }
     }
 
-    /// Runs a command through `exec:` and returns its output.
-    pub async fn exec(&self, cmd: &str) -> Result<Vec<u8>, DirectError> {
-        let mut s = self.open(&format!("exec:{cmd}")).await?;
+    /// Runs a command through `shell:`, which every Android version has, and returns its
+    /// output: before Android 7 it went through a terminal, so lines end in CRLF.
+    pub async fn shell(&self, cmd: &str) -> Result<Vec<u8>, DirectError> {
+        let mut s = self.open(&format!("shell:{cmd}")).await?;
         s.read_to_end().await
     }
 }

@@ -236,16 +236,15 @@ impl Phone {
         Ok(self)
     }
 
-    /// Runs a shell command (through `exec:`, so output arrives unchanged) and returns its
-    /// output.
+    /// Runs a shell command and returns its output as text, lines ending in LF. Through
+    /// `shell:` on both links, as every Android version has it (`exec:` came with Android 5,
+    /// and the sdk is not known until a command has told it).
     pub async fn shell(&self, cmd: &str) -> Result<String, PhoneError> {
         match &self.link {
             Link::Direct(adb) => {
-                bounded(cmd, SHELL_TIMEOUT, async {
-                    let out = adb.exec(cmd).await?;
-                    Ok(String::from_utf8_lossy(&out).into_owned())
-                })
-                .await
+                let out = bounded(cmd, SHELL_TIMEOUT, async { Ok(adb.shell(cmd).await?) }).await?;
+                // Before Android 7 the shell runs through a terminal: CRLF line ends.
+                Ok(String::from_utf8_lossy(&out).replace("\r\n", "\n"))
             }
             Link::Server { server, serial } => {
                 let (server, serial, cmd_owned) = (*server, serial.clone(), cmd.to_owned());
@@ -343,7 +342,9 @@ impl Phone {
     pub async fn monkey(&self, port: u16) -> Result<Monkey, PhoneError> {
         match &self.link {
             Link::Direct(adb) => {
-                let process = adb.open(&format!("exec:monkey --port {port}")).await?;
+                // `exec:` where adbd has it (Android 5), else `shell:`.
+                let service = if self.sdk >= 21 { "exec" } else { "shell" };
+                let process = adb.open(&format!("{service}:monkey --port {port}")).await?;
                 let started = tokio::time::Instant::now();
                 loop {
                     // Until the monkey listens, the device refuses its port.

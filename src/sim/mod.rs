@@ -112,6 +112,12 @@ impl Model {
         })
     }
 
+    /// Whether adbd has the `exec:` service, a command without a terminal (`adb exec-out`;
+    /// Android 5.0, sdk 21, and later).
+    pub fn has_exec(self) -> bool {
+        self.sdk() >= 21
+    }
+
     /// Whether adbd speaks shell protocol v2 (Android 7, sdk 24, and later).
     pub fn has_shell_v2(self) -> bool {
         self.sdk() >= 24

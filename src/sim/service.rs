@@ -1,6 +1,7 @@
 //! The services a host can open on the virtual phone, named as adbd names them, and what each
 //! does with its stream: `shell:` (v1), `shell,v2,...:` (framed, with the exit code; only
-//! where adbd has it, Android 7 and later), `exec:`, `framebuffer:`, `sync:` and `tcp:N`.
+//! where adbd has it, Android 7 and later), `exec:` (Android 5 and later), `framebuffer:`,
+//! `sync:` and `tcp:N`.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -61,7 +62,7 @@ impl Service {
             return Some(service);
         }
         if let Some(cmd) = name.strip_prefix("exec:") {
-            return Some(Service::Exec(cmd.to_owned()));
+            return model.has_exec().then(|| Service::Exec(cmd.to_owned()));
         }
         match name {
             "framebuffer:" => return Some(Service::Framebuffer),

@@ -176,6 +176,13 @@ impl Host {
         String::from_utf8_lossy(&self.run(local, &format!("exec:{cmd}"))).into_owned()
     }
 
+    /// Runs `cmd` through `shell:` (every Android version has it; before Android 7 through a
+    /// terminal) and returns its output, lines ending in LF.
+    pub fn shell(&mut self, cmd: &str) -> String {
+        let local = self.local();
+        String::from_utf8_lossy(&self.run(local, &format!("shell:{cmd}"))).replace("\r\n", "\n")
+    }
+
     /// Runs `service` and returns its raw output.
     pub fn bytes(&mut self, service: &str) -> Vec<u8> {
         let local = self.local();
