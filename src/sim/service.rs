@@ -155,9 +155,10 @@ mod tests {
             ("shell,v2,raw:id", Model::Nexus7, None),
             (
                 "exec:screencap -p",
-                Model::Small,
+                Model::Nexus7,
                 Some(Service::Exec("screencap -p".into())),
             ),
+            ("exec:screencap -p", Model::Small, None),
             ("framebuffer:", Model::Small, Some(Service::Framebuffer)),
             ("sync:", Model::Pixel, Some(Service::Sync)),
             ("tcp:1080", Model::Nexus7, Some(Service::Tcp(1080))),
