@@ -521,8 +521,8 @@ pub fn tile_badge(
         let min = p[0].min(p[1]).min(p[2]);
         max - min
     };
-    // The face's colour (the mean of the pixels of the most common lightness) and the colour
-    // around the tile (the median of the crop's border, per channel).
+    // The face's colour (the median of the pixels of the most common lightness) and the
+    // colour around the tile (see below), per channel.
     let median = |mut v: Vec<[f32; 3]>| -> [f32; 3] {
         let mut out = [0.0; 3];
         let k = v.len() / 2;
@@ -548,35 +548,87 @@ pub fn tile_badge(
         }
     }
     let face = median(common_px);
-    let around = median(border);
     let far =
-        |p: [f32; 3], q: [f32; 3]| (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>().sqrt() > 70.0;
-    // Badge colour: vivid, unlike the face and unlike what surrounds the tile; eroded once,
-    // which cuts the thin antialiased rim of the tile (a blend of the two, often vivid too).
+        |p: [f32; 3], q: [f32; 3]| (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>() > 70.0 * 70.0;
+    let nf = n as f32;
+    // What lies around the tile: the gap beside the middle of each of its sides (badges sit
+    // at corners), where the gap is wide enough to show; else the crop's border. (The border
+    // alone can be the neighbours' faces, and a badge sticking out into the gap would then
+    // join the gap into one region.)
+    let half = tile * nf / side / 2.0;
+    let mid = (nf - 1.0) / 2.0;
+    let gap: Vec<[f32; 3]> = (0..n * n)
+        .filter(|&p| {
+            let (dx, dy) = ((p % n) as f32 - mid, (p / n) as f32 - mid);
+            let (out, along) = (dx.abs().max(dy.abs()), dx.abs().min(dy.abs()));
+            out > half + 1.0 && along < half * 0.5 && far(crop.rgb[p], face)
+        })
+        .map(|p| crop.rgb[p])
+        .collect();
+    let around = if gap.len() >= n / 2 {
+        median(gap)
+    } else {
+        median(border)
+    };
+    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    // A badge: a sizeable region of a vivid colour unlike the face, whose centre lies in a
+    // corner quarter of the tile. First among colours unlike what surrounds the tile too (a
+    // badge may stick out into the gap); failing that, among all, for a badge of the gap's own
+    // colour, which the face around it sets apart, and then its centre must lie on the tile
+    // (a neighbour's corner in the crop's corner is no badge). Eroded once, which cuts the
+    // thin antialiased rim of the tile (a blend of the two, often vivid too).
     let vivid: Vec<bool> = crop
         .rgb
         .iter()
-        .map(|&p| chroma(p) > 50.0 && far(p, face) && far(p, around))
+        .map(|&p| chroma(p) > 50.0 && far(p, face))
         .collect();
-    let mask = morph(&vivid, n, true);
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
-    let nf = n as f32;
-    // A badge: a sizeable coloured region whose centre lies in a corner quarter of the tile.
-    let badge = found
-        .iter()
-        .filter(|r| {
-            let (w, h) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
-            let corner = (r.cx() < nf * 0.38 || r.cx() > nf * 0.62)
-                && (r.cy() < nf * 0.38 || r.cy() > nf * 0.62);
-            corner
-                && w > nf * 0.12
-                && h > nf * 0.08
-                && w < nf * 0.5
-                && h < nf * 0.5
-                && r.count as f32 > 0.4 * w * h
-        })
-        .max_by_key(|r| r.count)?;
+    let mut find = |unlike_around: bool| {
+        let mask: Vec<bool> = (0..n * n)
+            .map(|p| vivid[p] && (!unlike_around || far(crop.rgb[p], around)))
+            .collect();
+        let mask = morph(&mask, n, true);
+        let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
+        found
+            .into_iter()
+            .filter(|r| {
+                let (w, h) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
+                let corner = (r.cx() < nf * 0.38 || r.cx() > nf * 0.62)
+                    && (r.cy() < nf * 0.38 || r.cy() > nf * 0.62);
+                let on_tile = (r.cx() - mid).abs() < half && (r.cy() - mid).abs() < half;
+                corner
+                    && (unlike_around || on_tile)
+                    && w > nf * 0.12
+                    && h > nf * 0.08
+                    && w < nf * 0.5
+                    && h < nf * 0.5
+                    && r.count as f32 > 0.4 * w * h
+            })
+            .max_by_key(|r| r.count)
+    };
+    let badge = match find(true) {
+        Some(b) => Some(b),
+        None => {
+            // Only worth a second look when the tile's corners hold enough pixels of the gap's
+            // colour for half the smallest badge (most tiles have no badge).
+            let gap_coloured = (0..n * n)
+                .filter(|&p| {
+                    let (dx, dy) = (((p % n) as f32 - mid).abs(), ((p / n) as f32 - mid).abs());
+                    dx < half
+                        && dy < half
+                        && dx > nf * 0.12
+                        && dy > nf * 0.12
+                        && vivid[p]
+                        && !far(crop.rgb[p], around)
+                })
+                .count();
+            let smallest = 0.4 * (nf * 0.12) * (nf * 0.08);
+            if (gap_coloured as f32) < smallest / 2.0 {
+                return None;
+            }
+            find(false)
+        }
+    };
+    let badge = badge?;
     // Its letters: light pixels inside the badge's box that the badge surrounds.
     let (bx0, by0, bx1, by1) = (badge.x0, badge.y0, badge.x1, badge.y1);
     let mut colour = [0.0f32; 3];
@@ -594,12 +646,26 @@ pub fn tile_badge(
     }
     let badge_luma = (0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]) / k;
     let (bw, bh) = (bx1 - bx0, by1 - by0);
+    // Letters are what is lighter than halfway from the badge to the lightest of what it
+    // leaves uncovered in its box (its letters, or the face at its rounded corners). Not
+    // "not the badge's colour": a thin stroke blended with the badge (a small badge, a
+    // downscaled crop) is vivid too, and the badge region swallows it.
+    let mut lumas: Vec<f32> = (by0..by1)
+        .flat_map(|y| (bx0..bx1).map(move |x| (x, y)))
+        .filter(|&(x, y)| labels[y * n + x] != badge.id)
+        .map(|(x, y)| crop.luma[y * n + x])
+        .collect();
+    let light = if lumas.is_empty() {
+        255.0
+    } else {
+        let k = (lumas.len() * 95 / 100).min(lumas.len() - 1);
+        *lumas.select_nth_unstable_by(k, f32::total_cmp).1
+    };
+    let threshold = (badge_luma + light.max(badge_luma + 60.0)) / 2.0;
     let mut text = vec![false; bw * bh];
     for y in by0..by1 {
         for x in bx0..bx1 {
-            let l = crop.luma[y * n + x];
-            text[(y - by0) * bw + (x - bx0)] =
-                labels[y * n + x] != badge.id && l > badge_luma + 60.0;
+            text[(y - by0) * bw + (x - bx0)] = crop.luma[y * n + x] > threshold;
         }
     }
     // The two largest light regions of the box, not touching its edge, left to right.
@@ -618,24 +684,43 @@ pub fn tile_badge(
     letters.sort_by_key(|r| std::cmp::Reverse(r.count));
     letters.truncate(2);
     letters.sort_by_key(|r| r.x0);
-    let [first, second] = letters.as_slice() else {
-        return None;
+    // Each letter as (its region's id, its columns). Two letters that touch (a T's bar reaching
+    // the W, at small sizes) come as one region wider than tall: they are cut apart at the
+    // column with the least of it, in its middle.
+    let parts: [(u32, std::ops::Range<usize>); 2] = match letters.as_slice() {
+        [a, b] => [(a.id, a.x0..a.x1), (b.id, b.x0..b.x1)],
+        [a] if a.x1 - a.x0 >= a.y1 - a.y0 => {
+            let w = a.x1 - a.x0;
+            let column = |x: usize| {
+                (a.y0..a.y1)
+                    .filter(|&y| text_labels[y * bw + x] == a.id)
+                    .count()
+            };
+            let cut = (a.x0 + w * 3 / 10..=a.x0 + w * 7 / 10).min_by_key(|&x| column(x))?;
+            [(a.id, a.x0..cut), (a.id, cut + 1..a.x1)]
+        }
+        _ => return None,
     };
-    let read = |r: &Region, allowed: &[u8]| -> Option<u8> {
+    let read = |(id, columns): &(u32, std::ops::Range<usize>), allowed: &[u8]| -> Option<u8> {
         let mut ink = Ink::new(bw, bh);
         for (i, &l) in text_labels.iter().enumerate() {
-            if l == r.id {
+            if l == *id && columns.contains(&(i % bw)) {
                 ink.v[i] = 1.0;
             }
         }
         let f = Features::of(&ink)?;
-        classifier.classify(&f, allowed).map(|v| v.tile)
+        // A doubtful letter leaves the badge unread: a bonus counted on the wrong tile or of
+        // the wrong kind misleads the scoring more than one left out.
+        classifier
+            .classify(&f, allowed)
+            .filter(|v| v.confidence >= SURE)
+            .map(|v| v.tile)
     };
     const D: u8 = 3;
     const L: u8 = 11;
     const T: u8 = 19;
     const W: u8 = 22;
-    match (read(first, &[D, T])?, read(second, &[L, W])?) {
+    match (read(&parts[0], &[D, T])?, read(&parts[1], &[L, W])?) {
         (D, L) => Some(Bonus::DL),
         (T, L) => Some(Bonus::TL),
         (D, W) => Some(Bonus::DW),
@@ -845,5 +930,61 @@ mod tests {
             );
         }
         assert_eq!(ink_at(&badged, 60.0, 45.0), 0.0, "the badge is not ink");
+    }
+
+    /// A tile on a gap of violet with a dark-red bar for its letter and, maybe, a badge in its
+    /// top-left corner: (colour, letters, letters drawn touching).
+    fn badged(badge: Option<([u8; 3], &str, bool)>) -> RgbaImage {
+        use super::super::corpus::{rounded, text_centred};
+        let rgba = |c: [u8; 3]| Rgba([c[0], c[1], c[2], 255]);
+        let mut img = RgbaImage::from_pixel(240, 240, rgba(GAP));
+        rounded(
+            &mut img,
+            20.0,
+            20.0,
+            220.0,
+            220.0,
+            12.0,
+            rgba([230, 230, 150]),
+        );
+        rounded(
+            &mut img,
+            105.0,
+            60.0,
+            135.0,
+            180.0,
+            0.0,
+            rgba([150, 30, 40]),
+        );
+        if let Some((colour, text, touching)) = badge {
+            rounded(&mut img, 26.0, 26.0, 90.0, 74.0, 8.0, rgba(colour));
+            let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
+            let white = rgba([255, 255, 255]);
+            if touching {
+                // Each letter on its own, close enough that the T's bar meets the W.
+                let (first, second) = text.split_at(1);
+                text_centred(&mut img, &font, first, 48.0, 50.0, 24.0, white);
+                text_centred(&mut img, &font, second, 64.0, 50.0, 24.0, white);
+            } else {
+                text_centred(&mut img, &font, text, 58.0, 50.0, 24.0, white);
+            }
+        }
+        img
+    }
+
+    const GAP: [u8; 3] = [70, 40, 170];
+
+    #[test]
+    fn badges_are_read_in_the_gaps_colour_and_with_touching_letters() {
+        let read =
+            |img: &RgbaImage| tile_badge(img, (120.0, 120.0), 200.0, &Classifier::built_in());
+        assert_eq!(read(&badged(None)), None, "no badge, none read");
+        let orange = [220, 110, 30];
+        assert_eq!(read(&badged(Some((orange, "DL", false)))), Some(Bonus::DL));
+        // A badge the colour of the gap around the tile: the face around it sets it apart.
+        assert_eq!(read(&badged(Some((GAP, "TL", false)))), Some(Bonus::TL));
+        // Letters that touch come as one piece: cut apart.
+        let img = badged(Some((orange, "TW", true)));
+        assert_eq!(read(&img), Some(Bonus::TW));
     }
 }
