@@ -2,6 +2,7 @@
 //! ../shared/screens, skipped when absent) and the virtual phone's screens, all models.
 
 use scramblebot::board::tile_name;
+use scramblebot::score::Bonus;
 use scramblebot::sim::{Model, Sim, SimConfig};
 use scramblebot::vision::glyph::Classifier;
 use scramblebot::vision::{self, corpus, grid, read};
@@ -147,6 +148,36 @@ fn the_letters_are_read_on_real_captures_of_other_games() {
             .collect();
         eprintln!("{}: {}", cap.file, seen.join(" "));
         assert_eq!(reading.board().to_string(), want, "{}", cap.file);
+        // Ruzzle's badges (../shared/screens/README.md): every one read is right, and all
+        // but its dark-blue TL at (0,1) on a blue-grey tile are read.
+        let badges: Vec<Option<Bonus>> = reading.tiles.iter().map(|t| t.bonus).collect();
+        if cap.file.starts_with("ruzzle") {
+            use Bonus::*;
+            #[rustfmt::skip]
+            let truth = [
+                Some(DW), Some(TL), Some(TW), None,
+                None, None, None, Some(DL),
+                Some(DW), None, None, Some(TW),
+                Some(TL), None, None, None,
+            ];
+            for (i, (read, real)) in badges.iter().zip(truth).enumerate() {
+                assert!(
+                    read.is_none() || *read == real,
+                    "tile {i}: {read:?}, not {real:?}"
+                );
+            }
+            let right = badges
+                .iter()
+                .zip(truth)
+                .filter(|(r, t)| r.is_some() && **r == *t);
+            assert!(right.count() >= 6, "{badges:?}");
+        } else {
+            assert!(
+                badges.iter().all(Option::is_none),
+                "{}: {badges:?}",
+                cap.file
+            );
+        }
     }
 }
 
