@@ -430,12 +430,7 @@ impl<L: Lexicon, const FULL: bool, const VALUED: bool> Search<'_, L, FULL, VALUE
             top -= 1;
             let step = self.pending[top & PENDING_MASK];
             let cell = step.cell as usize & SLOT_MASK;
-            let (depth, sum, factor) = (
-                if FULL { step.depth as usize } else { 0 },
-                if VALUED { step.sum } else { 0 },
-                if VALUED { step.factor } else { 1 },
-            );
-            self.arrive(cell, &step.at, depth, step.len as usize, sum, factor);
+            self.arrive(&step);
             let mut todo = self.lexicon.next_tiles(&step.at) & self.near_tiles[cell];
             while todo != 0 {
                 let tile = todo.trailing_zeros() as usize;
@@ -478,20 +473,20 @@ impl<L: Lexicon, const FULL: bool, const VALUED: bool> Search<'_, L, FULL, VALUE
         }
     }
 
-    /// Steps onto `cell` with the prefix `at`: records the word that ends there, if any.
-    /// `len` is the letters so far plus, in full mode, `DIAGONAL` per diagonal step.
+    /// Takes `step`: records the word its prefix spells on its cell, if any. Its `len` is the
+    /// letters so far plus, in full mode, `DIAGONAL` per diagonal step; of the other fields,
+    /// only those this search carries are read.
     #[inline(always)]
-    fn arrive(
-        &mut self,
-        cell: usize,
-        at: &L::Cursor,
-        depth: usize,
-        len: usize,
-        sum: u32,
-        factor: u32,
-    ) {
+    fn arrive(&mut self, step: &Pending<L::Cursor>) {
+        let (at, len) = (&step.at, step.len as usize);
+        let depth = if FULL { step.depth as usize } else { 0 };
+        let (sum, factor) = if VALUED {
+            (step.sum, step.factor)
+        } else {
+            (0, 1)
+        };
         if FULL {
-            self.path[depth & SLOT_MASK] = cell as u8;
+            self.path[depth & SLOT_MASK] = step.cell;
         }
         let letters = len % DIAGONAL;
         if !FULL && !self.varying {

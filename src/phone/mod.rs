@@ -236,6 +236,12 @@ impl Phone {
         Ok(self)
     }
 
+    /// Whether adbd has the `exec:` service (a command without a terminal): Android 5, sdk
+    /// 21, and later.
+    fn has_exec(&self) -> bool {
+        self.sdk >= 21
+    }
+
     /// Runs a shell command and returns its output as text, lines ending in LF. Through
     /// `shell:` on both links, as every Android version has it (`exec:` came with Android 5,
     /// and the sdk is not known until a command has told it).
@@ -265,7 +271,7 @@ impl Phone {
     /// no `exec:` and `shell:` runs through a terminal that mangles binary output, so the
     /// `framebuffer:` service. Never `screencap -p`: encoding a PNG on the phone takes seconds.
     pub async fn screenshot(&self) -> Result<image::RgbaImage, PhoneError> {
-        let service = if self.sdk >= 21 {
+        let service = if self.has_exec() {
             "exec:screencap"
         } else {
             "framebuffer:"
@@ -343,7 +349,7 @@ impl Phone {
         match &self.link {
             Link::Direct(adb) => {
                 // `exec:` where adbd has it (Android 5), else `shell:`.
-                let service = if self.sdk >= 21 { "exec" } else { "shell" };
+                let service = if self.has_exec() { "exec" } else { "shell" };
                 let process = adb.open(&format!("{service}:monkey --port {port}")).await?;
                 let started = tokio::time::Instant::now();
                 loop {
