@@ -1096,9 +1096,12 @@ fn a_phone_lost_mid_round_ends_play_with_what_was_entered() {
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(r["bot"]["stop"], "failed", "{r}");
         let done = r["bot"]["words_entered"].as_u64().unwrap() as usize;
-        // The bot counts a word once its up is sent; the referee once it judged it.
+        // The bot counts a word once its last touch is acknowledged; the referee once it
+        // judged it. The phone can die between the two, so either can be one word ahead (seen:
+        // the referee had judged 5 words and the monkey's acknowledgement of the fifth's up
+        // never arrived).
         assert!(
-            done >= 5 && done <= entered + 1,
+            done + 1 >= entered && done <= entered + 1,
             "{route}: {done} vs {entered}: {r}"
         );
         assert!(done < r["bot"]["words_planned"].as_u64().unwrap() as usize);
