@@ -84,7 +84,7 @@ fn vision(c: &mut Criterion) {
         b.iter(|| check(read::read_on(&frame, None, &classifier, 1).expect("a board")))
     });
     let profile = scramblebot::profile::Profile::built_in("pixel").expect("shipped");
-    let grid = Grid::from_centres(profile.centres, profile.tile);
+    let grid = Grid::from_centres(*profile.centres(), profile.tile());
     c.bench_function("vision/read_1080x2400_profile_grid", |b| {
         b.iter(|| check(read::read(&frame, Some(&grid), &classifier).expect("a board")))
     });

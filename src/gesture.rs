@@ -48,7 +48,7 @@ fn touch(profile: &Profile, phase: Phase, p: Point) -> Result<Touch, GestureErro
         return Err(GestureError::OutsideFence {
             x,
             y,
-            profile: profile.name.clone(),
+            profile: profile.name().to_owned(),
         });
     }
     Ok(Touch { phase, x, y })
@@ -56,19 +56,19 @@ fn touch(profile: &Profile, phase: Phase, p: Point) -> Result<Touch, GestureErro
 
 fn centre(profile: &Profile, cell: usize) -> Result<Point, GestureError> {
     profile
-        .centres
+        .centres()
         .get(cell)
         .copied()
         .ok_or(GestureError::NoSuchTile(cell))
 }
 
 /// One swipe through `cells` (row-major indices): down on the first centre, a move on each
-/// next centre (with `profile.input.between` samples between two centres), up on the last.
+/// next centre (with `profile.input().between` samples between two centres), up on the last.
 pub fn swipe(profile: &Profile, cells: &[usize]) -> Result<Gesture, GestureError> {
     let (&first, rest) = cells.split_first().ok_or(GestureError::Empty)?;
     let mut at = centre(profile, first)?;
     let mut touches = vec![touch(profile, Phase::Down, at)?];
-    let between = profile.input.between;
+    let between = profile.input().between;
     for &cell in rest {
         let next = centre(profile, cell)?;
         for k in 1..=between {
@@ -96,13 +96,13 @@ pub fn tap(profile: &Profile, p: Point) -> Result<Gesture, GestureError> {
 /// A tap on the named lifeline button.
 pub fn button(profile: &Profile, name: &str) -> Result<Gesture, GestureError> {
     let p = profile
-        .buttons
+        .buttons()
         .iter()
         .find(|(n, _)| n == name)
         .map(|(_, p)| *p)
         .ok_or_else(|| GestureError::NoSuchButton {
             name: name.to_owned(),
-            profile: profile.name.clone(),
+            profile: profile.name().to_owned(),
         })?;
     tap(profile, p)
 }
@@ -120,6 +120,7 @@ pub fn taps(profile: &Profile, cells: &[usize]) -> Result<Vec<Gesture>, GestureE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::Input;
 
     fn nexus7() -> Profile {
         Profile::built_in("nexus7").unwrap()
@@ -140,8 +141,12 @@ mod tests {
 
     #[test]
     fn samples_between_centres_stay_on_the_grid() {
-        let mut p = nexus7();
-        p.input.between = 1;
+        let p = nexus7();
+        let input = Input {
+            between: 1,
+            ..p.input().clone()
+        };
+        let p = p.to_builder().input(input).build().unwrap();
         let g = swipe(&p, &[0, 5]).unwrap();
         let got: Vec<_> = g.touches.iter().map(|t| (t.x, t.y)).collect();
         assert_eq!(got, [(100, 300), (200, 400), (300, 500), (300, 500)]);

@@ -25,7 +25,6 @@ pub mod board;
 pub mod calibrate;
 pub mod dict;
 pub mod gesture;
-pub mod look;
 pub mod phone;
 pub mod play;
 pub mod profile;

@@ -23,15 +23,7 @@ fn main() -> ExitCode {
         .with_max_level(level)
         .with_writer(std::io::stderr)
         .init();
-    let result = match args.command {
-        cli::Command::Solve(a) => cli::solve(a),
-        cli::Command::Bench(a) => cli::bench(a),
-        cli::Command::Sim(a) => cli::sim(a),
-        cli::Command::Demo(a) => cli::demo(a),
-        cli::Command::Play(a) => cli::play(a),
-        cli::Command::Read(a) => cli::read(a),
-        cli::Command::Calibrate(a) => cli::calibrate(a),
-    };
+    let result = cli::run(args.command);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

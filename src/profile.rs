@@ -63,6 +63,18 @@ pub struct Input {
     pub word_pause_ms: u32,
 }
 
+impl Default for Input {
+    /// The fastest route that works, one sample per tile a frame and a bit apart.
+    fn default() -> Input {
+        Input {
+            route: Route::Auto,
+            sample_ms: 20,
+            between: 0,
+            word_pause_ms: 0,
+        }
+    }
+}
+
 /// The round as this phone's game plays it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rules {
@@ -79,22 +91,22 @@ pub struct Rules {
 /// A checked profile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
-    pub name: String,
-    pub width: u32,
-    pub height: u32,
+    name: String,
+    width: u32,
+    height: u32,
     /// Tile centres, row-major.
-    pub centres: [Point; SIDE * SIDE],
+    centres: [Point; SIDE * SIDE],
     /// Side of a tile's square.
-    pub tile: f32,
+    tile: f32,
     /// Lifeline buttons by name; "freeze" is always there.
-    pub buttons: Vec<(String, Point)>,
-    pub button_radius: f32,
-    pub input: Input,
-    pub rules: Rules,
+    buttons: Vec<(String, Point)>,
+    button_radius: f32,
+    input: Input,
+    rules: Rules,
     /// Glyph templates learned by `calibrate --board`, which the reader prefers.
-    pub glyphs: Option<Glyphs>,
+    glyphs: Option<Glyphs>,
     /// The file it was loaded from (glyph strips are found beside it).
-    pub source: Option<PathBuf>,
+    source: Option<PathBuf>,
 }
 
 /// Where a profile keeps its glyph templates: a strip of the 16 tiles' glyphs (a PNG beside
@@ -191,6 +203,19 @@ struct RawRules {
     freeze_secs: f64,
 }
 
+impl Default for Rules {
+    /// Scramble With Friends: two minutes, words of two letters, Freeze every 30 s adding 15.
+    fn default() -> Rules {
+        Rules {
+            round_secs: 120.0,
+            min_len: 2,
+            freeze_every_secs: 30.0,
+            freeze_uses: None,
+            freeze_secs: default_freeze_secs(),
+        }
+    }
+}
+
 fn default_freeze_secs() -> f64 {
     15.0
 }
@@ -200,16 +225,440 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// The part of a profile a refusal is about (a TOML file maps it to a line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Name,
+    Screen,
+    Centres,
+    Tile,
+    Buttons,
+    /// The button at this index of `ProfileBuilder::buttons`.
+    Button(usize),
+    SampleMs,
+    Rules,
+    MinLen,
+    Glyphs,
+}
+
+/// What is wrong with a profile's parts, before it is placed in a file.
+struct Refusal {
+    part: Part,
+    message: String,
+    hint: &'static str,
+}
+
+fn refuse(part: Part, message: String, hint: &'static str) -> Result<(), Refusal> {
+    Err(Refusal {
+        part,
+        message,
+        hint,
+    })
+}
+
+/// A profile's parts, checked into a `Profile` by `build`: the one way to make or change a
+/// profile outside this module (a file goes through it too), so no profile skips a check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileBuilder {
+    name: String,
+    width: u32,
+    height: u32,
+    centres: Vec<Point>,
+    tile: f32,
+    buttons: Vec<(String, Point)>,
+    button_radius: f32,
+    input: Input,
+    rules: Rules,
+    glyphs: Option<Glyphs>,
+    source: Option<PathBuf>,
+}
+
+impl ProfileBuilder {
+    /// A profile of `name` for a `width`x`height` screen, its 16 tile centres row by row,
+    /// the tiles' side, and its buttons (`freeze` among them) with their radius; input and
+    /// rules are the defaults (`Input::default`, `Rules::default`) until set.
+    pub fn new(
+        name: &str,
+        (width, height): (u32, u32),
+        centres: &[Point],
+        tile: f32,
+        buttons: Vec<(String, Point)>,
+        button_radius: f32,
+    ) -> ProfileBuilder {
+        ProfileBuilder {
+            name: name.trim().to_owned(),
+            width,
+            height,
+            centres: centres.to_vec(),
+            tile,
+            buttons,
+            button_radius,
+            input: Input::default(),
+            rules: Rules::default(),
+            glyphs: None,
+            source: None,
+        }
+    }
+
+    pub fn input(mut self, input: Input) -> ProfileBuilder {
+        self.input = input;
+        self
+    }
+
+    pub fn rules(mut self, rules: Rules) -> ProfileBuilder {
+        self.rules = rules;
+        self
+    }
+
+    pub fn glyphs(mut self, glyphs: Option<Glyphs>) -> ProfileBuilder {
+        self.glyphs = glyphs;
+        self
+    }
+
+    /// The file the profile is kept in (glyph strips are found beside it).
+    pub fn source(mut self, source: Option<PathBuf>) -> ProfileBuilder {
+        self.source = source;
+        self
+    }
+
+    /// The checked profile, or why not (named after the profile, without a line).
+    pub fn build(self) -> Result<Profile, ProfileError> {
+        let file = format!("profile {}", self.name);
+        self.build_or_refuse().map_err(|r| ProfileError {
+            file,
+            line: None,
+            message: r.message,
+            hint: (!r.hint.is_empty()).then(|| r.hint.to_owned()),
+        })
+    }
+
+    fn build_or_refuse(mut self) -> Result<Profile, Refusal> {
+        self.check()?;
+        // Freeze first: `Profile::freeze` and the overlay rely on it.
+        if let Some(i) = self.buttons.iter().position(|(n, _)| n == "freeze") {
+            let freeze = self.buttons.remove(i);
+            self.buttons.insert(0, freeze);
+        }
+        self.input.between = self.input.between.min(MAX_BETWEEN);
+        Ok(Profile {
+            centres: self.centres.try_into().expect("checked: 16 centres"),
+            name: self.name,
+            width: self.width,
+            height: self.height,
+            tile: self.tile,
+            buttons: self.buttons,
+            button_radius: self.button_radius,
+            input: self.input,
+            rules: self.rules,
+            glyphs: self.glyphs,
+            source: self.source,
+        })
+    }
+
+    fn check(&self) -> Result<(), Refusal> {
+        self.check_screen()?;
+        self.check_grid()?;
+        self.check_buttons()?;
+        self.check_input_and_rules()?;
+        if self.name.is_empty() {
+            return refuse(Part::Name, "the name is empty".into(), "");
+        }
+        if let Some(g) = &self.glyphs {
+            if g.board.side() != SIDE {
+                return refuse(
+                    Part::Glyphs,
+                    format!("glyphs.board {} is not a 4x4 board", g.board),
+                    "the 16 tiles the strip shows, row by row",
+                );
+            }
+            let file = g.file.trim();
+            if file.is_empty() || file.contains("..") || Path::new(file).is_absolute() {
+                return refuse(
+                    Part::Glyphs,
+                    format!("glyphs.file {file:?} is not a file name beside the profile"),
+                    "",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_screen(&self) -> Result<(), Refusal> {
+        let (w, h) = (self.width, self.height);
+        if w == 0 || h == 0 || w > MAX_SCREEN || h > MAX_SCREEN {
+            return refuse(
+                Part::Screen,
+                format!("screen {w}x{h} is not a phone screen"),
+                "width and height in pixels, as `adb shell wm size` prints them",
+            );
+        }
+        if w > h {
+            return refuse(
+                Part::Screen,
+                format!("screen {w}x{h} is landscape"),
+                "give the portrait size: width < height",
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether a circle (or square) of radius `half` around `p` lies on the screen.
+    fn on_screen(&self, (x, y): Point, half: f32) -> bool {
+        x - half >= 0.0
+            && y - half >= 0.0
+            && x + half <= self.width as f32
+            && y + half <= self.height as f32
+    }
+
+    fn check_grid(&self) -> Result<(), Refusal> {
+        let (centres, tile) = (&self.centres, self.tile);
+        if centres.len() != SIDE * SIDE {
+            return refuse(
+                Part::Centres,
+                format!("{} tile centres, expected 16", centres.len()),
+                "list the centres row by row, [x, y] each",
+            );
+        }
+        if !(tile.is_finite() && tile > 0.0) {
+            return refuse(
+                Part::Tile,
+                format!("tile size {tile} must be positive"),
+                "the side of a tile's square, in pixels",
+            );
+        }
+        for i in 0..centres.len() {
+            for j in i + 1..centres.len() {
+                let (a, b) = (centres[i], centres[j]);
+                if (a.0 - b.0).abs() < tile && (a.1 - b.1).abs() < tile {
+                    return refuse(
+                        Part::Tile,
+                        format!(
+                            "tiles {i} and {j} overlap: centres closer than the tile size {tile}"
+                        ),
+                        "the tile size must not exceed the pitch",
+                    );
+                }
+            }
+        }
+        let (w, h) = (self.width, self.height);
+        for (i, &c) in centres.iter().enumerate() {
+            if !self.on_screen(c, tile / 2.0) {
+                return refuse(
+                    Part::Centres,
+                    format!(
+                        "tile {i} (row {}, col {}) at ({}, {}) is off the {w}x{h} screen",
+                        i / SIDE,
+                        i % SIDE,
+                        c.0,
+                        c.1
+                    ),
+                    "check origin, pitch and tile against a screenshot",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_buttons(&self) -> Result<(), Refusal> {
+        let radius = self.button_radius;
+        if !(radius.is_finite() && radius > 0.0) {
+            return refuse(
+                Part::Buttons,
+                "buttons need a positive radius".into(),
+                "radius = N, in pixels",
+            );
+        }
+        if !self.buttons.iter().any(|(n, _)| n == "freeze") {
+            return refuse(
+                Part::Buttons,
+                "no freeze button".into(),
+                "freeze = [x, y], the first lifeline under the grid",
+            );
+        }
+        let half = self.tile / 2.0;
+        for (k, (name, p)) in self.buttons.iter().enumerate() {
+            if !self.on_screen(*p, radius) {
+                return refuse(
+                    Part::Button(k),
+                    format!("button {name} at ({}, {}) is off the screen", p.0, p.1),
+                    "",
+                );
+            }
+            if let Some(i) = self.centres.iter().position(|c| {
+                (c.0 - p.0).abs() < half + radius && (c.1 - p.1).abs() < half + radius
+            }) {
+                return refuse(
+                    Part::Button(k),
+                    format!("button {name} overlaps tile {i}"),
+                    "lifeline buttons sit under the grid",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_input_and_rules(&self) -> Result<(), Refusal> {
+        let sample_ms = self.input.sample_ms;
+        if !(1..=1000).contains(&sample_ms) {
+            return refuse(
+                Part::SampleMs,
+                format!("sample_ms {sample_ms} is out of range"),
+                "one touch sample per game frame at most: 17 to 25 for a 60 Hz phone",
+            );
+        }
+        let r = &self.rules;
+        if !(r.round_secs.is_finite() && r.round_secs > 0.0) {
+            return refuse(Part::Rules, "round_secs must be positive".into(), "");
+        }
+        if !(r.freeze_secs.is_finite() && r.freeze_secs >= 0.0) {
+            return refuse(Part::Rules, "freeze_secs must not be negative".into(), "");
+        }
+        if !(r.freeze_every_secs.is_finite() && r.freeze_every_secs > 0.0) {
+            return refuse(Part::Rules, "freeze_every_secs must be positive".into(), "");
+        }
+        if !(2..=16).contains(&r.min_len) {
+            return refuse(
+                Part::MinLen,
+                format!("min_len {} is not 2 to 16", r.min_len),
+                "2 for Scramble With Friends, 3 for Boggle",
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The widest or tallest screen a profile may describe, in pixels.
+const MAX_SCREEN: u32 = 20_000;
+/// The most extra samples between two tile centres a swipe takes (more only slows it down).
+const MAX_BETWEEN: u32 = 16;
+
+/// Where each part of a profile file lies, for the line of a refusal.
+struct Spans {
+    name: Span,
+    screen: Span,
+    centres: Span,
+    tile: Span,
+    buttons: Span,
+    /// In the order the builder gets the buttons.
+    button: Vec<Span>,
+    sample_ms: Span,
+    rules: Span,
+    min_len: Span,
+    glyphs: Option<Span>,
+}
+
+type Span = std::ops::Range<usize>;
+
+impl Spans {
+    fn of(&self, part: Part) -> Option<Span> {
+        Some(match part {
+            Part::Name => self.name.clone(),
+            Part::Screen => self.screen.clone(),
+            Part::Centres => self.centres.clone(),
+            Part::Tile => self.tile.clone(),
+            Part::Buttons => self.buttons.clone(),
+            Part::Button(i) => self.button.get(i)?.clone(),
+            Part::SampleMs => self.sample_ms.clone(),
+            Part::Rules => self.rules.clone(),
+            Part::MinLen => self.min_len.clone(),
+            Part::Glyphs => self.glyphs.clone()?,
+        })
+    }
+}
+
+/// A refusal of a profile file: its file, the line of `span`, the message and the hint.
+fn file_error(
+    text: &str,
+    file: &str,
+    span: Option<Span>,
+    message: String,
+    hint: &str,
+) -> ProfileError {
+    ProfileError {
+        file: file.to_owned(),
+        line: span.map(|s| line_of(text, s.start)),
+        message,
+        hint: (!hint.is_empty()).then(|| hint.to_owned()),
+    }
+}
+
+/// A TOML number as f32.
+fn toml_number(v: &toml::Value) -> Option<f32> {
+    match v {
+        toml::Value::Integer(i) => Some(*i as f32),
+        toml::Value::Float(f) => Some(*f as f32),
+        _ => None,
+    }
+}
+
+/// The 16 centres of a `[grid]`: from origin and pitch, or listed.
+fn grid_centres(grid: &Spanned<RawGrid>) -> Result<Vec<Point>, (Span, String, &'static str)> {
+    let g = grid.get_ref();
+    match (&g.origin, &g.pitch, &g.centres) {
+        (Some(o), Some(p), None) => {
+            let pitch = *p.get_ref();
+            if !(pitch.is_finite() && pitch > 0.0) {
+                return Err((
+                    p.span(),
+                    format!("pitch {pitch} must be positive"),
+                    "the distance between neighbouring tile centres, in pixels",
+                ));
+            }
+            let o = o.get_ref();
+            Ok((0..SIDE * SIDE)
+                .map(|i| {
+                    let (r, c) = ((i / SIDE) as f32, (i % SIDE) as f32);
+                    (o[0] + pitch * c, o[1] + pitch * r)
+                })
+                .collect())
+        }
+        (None, None, Some(list)) => Ok(list.get_ref().iter().map(|p| (p[0], p[1])).collect()),
+        _ => Err((
+            grid.span(),
+            "the grid needs either origin and pitch, or centres".into(),
+            "origin = [x, y] of the top-left tile's centre and pitch = N, or 16 centres",
+        )),
+    }
+}
+
+/// The `[buttons]` table: its radius (0 when missing or not a number, which the checks
+/// refuse), and each button as a point with its span.
+#[allow(clippy::type_complexity)]
+fn raw_buttons(
+    buttons: &RawButtons,
+) -> Result<(f32, Vec<(String, Point)>, Vec<Span>), (Span, String, &'static str)> {
+    let radius = buttons
+        .get("radius")
+        .and_then(|v| toml_number(v.get_ref()))
+        .unwrap_or(0.0);
+    let mut points = Vec::new();
+    let mut spans = Vec::new();
+    for (name, v) in buttons.iter().filter(|(n, _)| *n != "radius") {
+        let point = match v.get_ref() {
+            toml::Value::Array(a) if a.len() == 2 => {
+                a.iter().map(toml_number).collect::<Option<Vec<f32>>>()
+            }
+            _ => None,
+        };
+        let Some(p) = point else {
+            return Err((
+                v.span(),
+                format!("button {name} is not a point"),
+                "name = [x, y] in pixels",
+            ));
+        };
+        points.push((name.clone(), (p[0], p[1])));
+        spans.push(v.span());
+    }
+    Ok((radius, points, spans))
+}
+
 impl Profile {
     /// Parses and checks a profile; `file` names it in errors.
     pub fn from_toml_str(text: &str, file: &str) -> Result<Profile, ProfileError> {
-        let err =
-            |span: Option<std::ops::Range<usize>>, message: String, hint: &str| ProfileError {
-                file: file.to_owned(),
-                line: span.map(|s| line_of(text, s.start)),
-                message,
-                hint: (!hint.is_empty()).then(|| hint.to_owned()),
-            };
+        let err = |span: Option<Span>, message: String, hint: &str| {
+            file_error(text, file, span, message, hint)
+        };
         let raw: RawProfile = toml::from_str(text).map_err(|e| {
             err(
                 e.span(),
@@ -217,268 +666,131 @@ impl Profile {
                 "see devices/README.md for the fields",
             )
         })?;
-        let screen = raw.screen.get_ref();
-        let (w, h) = (screen.width, screen.height);
-        if w == 0 || h == 0 || w > 20_000 || h > 20_000 {
-            return Err(err(
-                Some(raw.screen.span()),
-                format!("screen {w}x{h} is not a phone screen"),
-                "width and height in pixels, as `adb shell wm size` prints them",
-            ));
-        }
-        if w > h {
-            return Err(err(
-                Some(raw.screen.span()),
-                format!("screen {w}x{h} is landscape"),
-                "give the portrait size: width < height",
-            ));
-        }
-        let grid = raw.grid.get_ref();
-        let tile = *grid.tile.get_ref();
-        let centres: Vec<Point> = match (&grid.origin, &grid.pitch, &grid.centres) {
-            (Some(o), Some(p), None) => {
-                let pitch = *p.get_ref();
-                if !(pitch.is_finite() && pitch > 0.0) {
-                    return Err(err(
-                        Some(p.span()),
-                        format!("pitch {pitch} must be positive"),
-                        "the distance between neighbouring tile centres, in pixels",
-                    ));
-                }
-                let o = o.get_ref();
-                (0..SIDE * SIDE)
-                    .map(|i| {
-                        let (r, c) = ((i / SIDE) as f32, (i % SIDE) as f32);
-                        (o[0] + pitch * c, o[1] + pitch * r)
-                    })
-                    .collect()
-            }
-            (None, None, Some(list)) => {
-                if list.get_ref().len() != SIDE * SIDE {
-                    return Err(err(
-                        Some(list.span()),
-                        format!("{} tile centres, expected 16", list.get_ref().len()),
-                        "list the centres row by row, [x, y] each",
-                    ));
-                }
-                list.get_ref().iter().map(|p| (p[0], p[1])).collect()
-            }
-            _ => {
-                return Err(err(
-                    Some(raw.grid.span()),
-                    "the grid needs either origin and pitch, or centres".into(),
-                    "origin = [x, y] of the top-left tile's centre and pitch = N, or 16 centres",
-                ));
-            }
-        };
-        let tile_span = Some(grid.tile.span());
-        if !(tile.is_finite() && tile > 0.0) {
-            return Err(err(
-                tile_span,
-                format!("tile size {tile} must be positive"),
-                "the side of a tile's square, in pixels",
-            ));
-        }
-        let inside = |(x, y): Point, half: f32| {
-            x - half >= 0.0 && y - half >= 0.0 && x + half <= w as f32 && y + half <= h as f32
-        };
-        for i in 0..centres.len() {
-            for j in i + 1..centres.len() {
-                let (a, b) = (centres[i], centres[j]);
-                if (a.0 - b.0).abs() < tile && (a.1 - b.1).abs() < tile {
-                    return Err(err(
-                        tile_span,
-                        format!(
-                            "tiles {i} and {j} overlap: centres closer than the tile size {tile}"
-                        ),
-                        "the tile size must not exceed the pitch",
-                    ));
-                }
-            }
-        }
-        let where_grid = grid
-            .origin
-            .as_ref()
-            .map(Spanned::span)
-            .or(grid.centres.as_ref().map(Spanned::span));
-        for (i, &c) in centres.iter().enumerate() {
-            if !inside(c, tile / 2.0) {
-                return Err(err(
-                    where_grid.clone(),
-                    format!(
-                        "tile {} (row {}, col {}) at ({}, {}) is off the {w}x{h} screen",
-                        i,
-                        i / SIDE,
-                        i % SIDE,
-                        c.0,
-                        c.1
-                    ),
-                    "check origin, pitch and tile against a screenshot",
-                ));
-            }
-        }
-        let buttons_raw = raw.buttons.get_ref();
-        let number = |v: &toml::Value| match v {
-            toml::Value::Integer(i) => Some(*i as f32),
-            toml::Value::Float(f) => Some(*f as f32),
-            _ => None,
-        };
-        let radius = buttons_raw
-            .get("radius")
-            .and_then(|v| number(v.get_ref()))
-            .unwrap_or(0.0);
-        if !(radius.is_finite() && radius > 0.0) {
-            return Err(err(
-                Some(raw.buttons.span()),
-                "buttons need a positive radius".into(),
-                "radius = N, in pixels",
-            ));
-        }
-        if !buttons_raw.contains_key("freeze") {
-            return Err(err(
-                Some(raw.buttons.span()),
-                "no freeze button".into(),
-                "freeze = [x, y], the first lifeline under the grid",
-            ));
-        }
-        let mut buttons = Vec::new();
-        for (name, v) in buttons_raw.iter().filter(|(n, _)| *n != "radius") {
-            let point = match v.get_ref() {
-                toml::Value::Array(a) if a.len() == 2 => {
-                    a.iter().map(number).collect::<Option<Vec<f32>>>()
-                }
-                _ => None,
-            };
-            let Some(p) = point else {
-                return Err(err(
-                    Some(v.span()),
-                    format!("button {name} is not a point"),
-                    "name = [x, y] in pixels",
-                ));
-            };
-            let entry = (name.clone(), [p[0], p[1]], v.span());
-            if name == "freeze" {
-                buttons.insert(0, entry);
-            } else {
-                buttons.push(entry);
-            }
-        }
-        let half = tile / 2.0;
-        for (name, p, span) in &buttons {
-            let p = (p[0], p[1]);
-            if !inside(p, radius) {
-                return Err(err(
-                    Some(span.clone()),
-                    format!("button {name} at ({}, {}) is off the screen", p.0, p.1),
-                    "",
-                ));
-            }
-            if let Some(i) = centres.iter().position(|c| {
-                (c.0 - p.0).abs() < half + radius && (c.1 - p.1).abs() < half + radius
-            }) {
-                return Err(err(
-                    Some(span.clone()),
-                    format!("button {name} overlaps tile {i}"),
-                    "lifeline buttons sit under the grid",
-                ));
-            }
-        }
-        let input = raw.input;
-        let sample_ms = *input.sample_ms.get_ref();
-        if !(1..=1000).contains(&sample_ms) {
-            return Err(err(
-                Some(input.sample_ms.span()),
-                format!("sample_ms {sample_ms} is out of range"),
-                "one touch sample per game frame at most: 17 to 25 for a 60 Hz phone",
-            ));
-        }
-        let rules = raw.rules.get_ref();
-        let rules_span = Some(raw.rules.span());
-        if !(rules.round_secs.is_finite() && rules.round_secs > 0.0) {
-            return Err(err(rules_span, "round_secs must be positive".into(), ""));
-        }
-        if !(rules.freeze_secs.is_finite() && rules.freeze_secs >= 0.0) {
-            return Err(err(
-                rules_span,
-                "freeze_secs must not be negative".into(),
-                "",
-            ));
-        }
-        if !(rules.freeze_every_secs.is_finite() && rules.freeze_every_secs > 0.0) {
-            return Err(err(
-                rules_span,
-                "freeze_every_secs must be positive".into(),
-                "",
-            ));
-        }
-        let min_len = *rules.min_len.get_ref();
-        if !(2..=16).contains(&min_len) {
-            return Err(err(
-                Some(rules.min_len.span()),
-                format!("min_len {min_len} is not 2 to 16"),
-                "2 for Scramble With Friends, 3 for Boggle",
-            ));
-        }
-        let name = raw.name.get_ref().trim().to_owned();
-        if name.is_empty() {
-            return Err(err(Some(raw.name.span()), "the name is empty".into(), ""));
-        }
+        let form = |(span, message, hint): (Span, String, &str)| err(Some(span), message, hint);
+        let centres = grid_centres(&raw.grid).map_err(form)?;
+        let (radius, buttons, button_spans) = raw_buttons(raw.buttons.get_ref()).map_err(form)?;
         let glyphs = match &raw.glyphs {
             None => None,
             Some(g) => {
-                let span = Some(g.span());
-                let g = g.get_ref();
-                let board = crate::board::Board::parse(&g.board)
-                    .ok()
-                    .filter(|b| b.side() == SIDE)
-                    .ok_or_else(|| {
-                        err(
-                            span.clone(),
-                            format!("glyphs.board {:?} is not a 4x4 board", g.board),
-                            "the 16 tiles the strip shows, row by row",
-                        )
-                    })?;
-                let file = g.file.trim();
-                if file.is_empty() || file.contains("..") || Path::new(file).is_absolute() {
-                    return Err(err(
-                        span,
-                        format!("glyphs.file {file:?} is not a file name beside the profile"),
-                        "",
-                    ));
-                }
+                let board = crate::board::Board::parse(&g.get_ref().board).map_err(|_| {
+                    err(
+                        Some(g.span()),
+                        format!("glyphs.board {:?} is not a 4x4 board", g.get_ref().board),
+                        "the 16 tiles the strip shows, row by row",
+                    )
+                })?;
                 Some(Glyphs {
-                    file: file.to_owned(),
+                    file: g.get_ref().file.trim().to_owned(),
                     board,
                 })
             }
         };
-        Ok(Profile {
-            glyphs,
-            source: None,
-            name,
-            width: w,
-            height: h,
-            centres: centres.try_into().expect("16 centres"),
-            tile,
-            buttons: buttons
-                .into_iter()
-                .map(|(n, p, _)| (n, (p[0], p[1])))
-                .collect(),
-            button_radius: radius,
-            input: Input {
-                route: input.route,
-                sample_ms,
-                between: input.between.min(16),
-                word_pause_ms: input.word_pause_ms,
-            },
-            rules: Rules {
-                round_secs: rules.round_secs,
-                min_len,
-                freeze_every_secs: rules.freeze_every_secs,
-                freeze_uses: rules.freeze_uses,
-                freeze_secs: rules.freeze_secs,
-            },
+        let grid = raw.grid.get_ref();
+        let spans = Spans {
+            name: raw.name.span(),
+            screen: raw.screen.span(),
+            centres: grid
+                .origin
+                .as_ref()
+                .map(Spanned::span)
+                .or(grid.centres.as_ref().map(Spanned::span))
+                .unwrap_or(raw.grid.span()),
+            tile: grid.tile.span(),
+            buttons: raw.buttons.span(),
+            button: button_spans,
+            sample_ms: raw.input.sample_ms.span(),
+            rules: raw.rules.span(),
+            min_len: raw.rules.get_ref().min_len.span(),
+            glyphs: raw.glyphs.as_ref().map(Spanned::span),
+        };
+        let (screen, input, rules) = (raw.screen.get_ref(), &raw.input, raw.rules.get_ref());
+        ProfileBuilder::new(
+            raw.name.get_ref(),
+            (screen.width, screen.height),
+            &centres,
+            *grid.tile.get_ref(),
+            buttons,
+            radius,
+        )
+        .input(Input {
+            route: input.route,
+            sample_ms: *input.sample_ms.get_ref(),
+            between: input.between,
+            word_pause_ms: input.word_pause_ms,
         })
+        .rules(Rules {
+            round_secs: rules.round_secs,
+            min_len: *rules.min_len.get_ref(),
+            freeze_every_secs: rules.freeze_every_secs,
+            freeze_uses: rules.freeze_uses,
+            freeze_secs: rules.freeze_secs,
+        })
+        .glyphs(glyphs)
+        .build_or_refuse()
+        .map_err(|r| err(spans.of(r.part), r.message, r.hint))
+    }
+
+    /// This profile's parts, to change and check again.
+    pub fn to_builder(&self) -> ProfileBuilder {
+        ProfileBuilder {
+            name: self.name.clone(),
+            width: self.width,
+            height: self.height,
+            centres: self.centres.to_vec(),
+            tile: self.tile,
+            buttons: self.buttons.clone(),
+            button_radius: self.button_radius,
+            input: self.input.clone(),
+            rules: self.rules.clone(),
+            glyphs: self.glyphs.clone(),
+            source: self.source.clone(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The screen it is for, (width, height) in pixels, portrait.
+    pub fn screen(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Tile centres, row-major.
+    pub fn centres(&self) -> &[Point; SIDE * SIDE] {
+        &self.centres
+    }
+
+    /// Side of a tile's square.
+    pub fn tile(&self) -> f32 {
+        self.tile
+    }
+
+    /// Lifeline buttons by name, Freeze first.
+    pub fn buttons(&self) -> &[(String, Point)] {
+        &self.buttons
+    }
+
+    pub fn button_radius(&self) -> f32 {
+        self.button_radius
+    }
+
+    pub fn input(&self) -> &Input {
+        &self.input
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Glyph templates learned by `calibrate --board`, which the reader prefers.
+    pub fn glyphs(&self) -> Option<&Glyphs> {
+        self.glyphs.as_ref()
+    }
+
+    /// The file it was loaded from.
+    pub fn source(&self) -> Option<&Path> {
+        self.source.as_deref()
     }
 
     /// Reads and checks a profile file.

@@ -689,10 +689,7 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         let overlay = image::open(dir.join("devices").join(format!("{name}.overlay.png")))
             .expect("an overlay PNG");
         let profile = scramblebot::profile::Profile::load(&toml).expect("a valid profile");
-        assert_eq!(
-            (overlay.width(), overlay.height()),
-            (profile.width, profile.height)
-        );
+        assert_eq!((overlay.width(), overlay.height()), profile.screen());
         assert!(phone.device().game().strokes().is_empty(), "{what}");
         // Calibrating touches nothing; playing with the new profile (found in ./devices)
         // enters every word of the board read on the screen.
@@ -732,7 +729,7 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
     assert!(out.status.success(), "{}", text(&out.stderr));
     let found = scramblebot::profile::Profile::load(&dir.join("devices/from-file.toml")).unwrap();
     let shipped = scramblebot::profile::Profile::built_in("nexus7").unwrap();
-    for (a, b) in found.centres.iter().zip(&shipped.centres) {
+    for (a, b) in found.centres().iter().zip(shipped.centres()) {
         assert!((a.0 - b.0).hypot(a.1 - b.1) < 4.0, "{a:?} for {b:?}");
     }
     // Templates learned with --board take precedence over the built-in references: taught
@@ -847,7 +844,12 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
         let profile =
             scramblebot::profile::Profile::load(&dir.join(format!("devices/{name}.toml")))
                 .expect("a valid profile");
-        let freeze = profile.buttons.iter().find(|b| b.0 == "freeze").unwrap().1;
+        let freeze = profile
+            .buttons()
+            .iter()
+            .find(|b| b.0 == "freeze")
+            .unwrap()
+            .1;
         // Near the tap (a raw unit is at most a pixel on these panels), not at the button's
         // centre, 10.8 px away.
         assert!(
@@ -916,15 +918,11 @@ fn spawn_play(
 /// Checks that the referee accepted every word the bot says it entered, and nothing else.
 fn referee_agrees(sim: &scramblebot::sim::Sim, played: &serde_json::Value) {
     let report = sim.device().report();
-    assert_eq!(report["words"], played["bot"]["words_entered"], "{report}");
-    assert_eq!(report["words"], report["words_possible"], "{report}");
-    assert_eq!(
-        report["violations"].as_array().unwrap().len(),
-        0,
-        "{report}"
-    );
-    let strokes = report["strokes"].as_array().unwrap();
-    assert!(strokes.iter().all(|s| s["accepted"] == true), "{report}");
+    let entered = played["bot"]["words_entered"].as_u64().unwrap();
+    assert_eq!(report.words as u64, entered, "{report:?}");
+    assert_eq!(report.words, report.words_possible, "{report:?}");
+    assert!(report.violations.is_empty(), "{report:?}");
+    assert_eq!(report.rejected(), 0, "{report:?}");
 }
 
 #[test]

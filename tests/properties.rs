@@ -110,12 +110,13 @@ proptest! {
         between in 0u32..3,
     ) {
         use scramblebot::gesture::swipe;
-        use scramblebot::profile::{BUILT_IN, Profile};
+        use scramblebot::profile::{BUILT_IN, Input, Profile};
         let board = Board::from_tiles(&letters).unwrap();
         let solution = Solver::new(trie()).solve(&board, &Rules::scramble(), &Bonuses::none());
         for (name, _) in BUILT_IN {
-            let mut profile = Profile::built_in(name).unwrap();
-            profile.input.between = between;
+            let shipped = Profile::built_in(name).unwrap();
+            let input = Input { between, ..shipped.input().clone() };
+            let profile = shipped.to_builder().input(input).build().unwrap();
             for w in solution.words() {
                 let cells: Vec<usize> = w.path().iter().map(|p| p.row() * 4 + p.col()).collect();
                 let g = swipe(&profile, &cells).map_err(|e| TestCaseError::fail(e.to_string()))?;

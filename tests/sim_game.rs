@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{Host, start_with};
 use scramblebot::Board;
-use scramblebot::sim::game::{GameConfig, StrokeRecord};
+use scramblebot::sim::game::{GameConfig, StrokeKind, StrokeRecord};
 use scramblebot::sim::layout::Layout;
 use scramblebot::sim::{Model, Sim, SimConfig};
 
@@ -51,7 +51,7 @@ fn input_taps_and_swipes_on_android_5_which_has_no_motionevent() {
     let r = last(&sim);
     assert_eq!(
         (r.word.as_deref(), r.accepted, r.kind),
-        (Some("cat"), true, "tap"),
+        (Some("cat"), true, StrokeKind::Tap),
         "{r:?}"
     );
     // One straight swipe through c a t s.
@@ -339,22 +339,19 @@ fn shipped_profiles_agree_with_the_virtual_phones_screens() {
     for model in Model::ALL {
         let profile = Profile::built_in(model.name()).unwrap();
         let layout = Layout::of(model);
-        assert_eq!(
-            (profile.width, profile.height),
-            (layout.width, layout.height)
-        );
+        assert_eq!(profile.screen(), (layout.width, layout.height));
         for cell in 0..16 {
             assert_eq!(
-                profile.centres[cell],
+                profile.centres()[cell],
                 layout.centre(cell),
                 "{model:?} {cell}"
             );
         }
-        let buttons: Vec<(f32, f32)> = profile.buttons.iter().map(|b| b.1).collect();
+        let buttons: Vec<(f32, f32)> = profile.buttons().iter().map(|b| b.1).collect();
         let drawn: Vec<(f32, f32)> = layout.buttons.iter().map(|b| (b.x, b.y)).collect();
         assert_eq!(buttons, drawn, "{model:?}: Freeze first, then the others");
         // The bot's fence is inside the game's: whatever the bot may touch, the game allows.
-        assert!(profile.button_radius <= layout.buttons[0].radius);
+        assert!(profile.button_radius() <= layout.buttons[0].radius);
     }
 }
 

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::layout::{Layout, SIDE};
 use crate::board::{Board, Pos};
@@ -54,7 +54,7 @@ impl Default for GameConfig {
 }
 
 /// What the phone shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Screen {
     Lobby,
@@ -63,7 +63,7 @@ pub enum Screen {
 }
 
 /// How a touch reached the phone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Route {
     /// The `input` command (tap, swipe, motionevent).
@@ -79,7 +79,7 @@ pub enum Route {
 }
 
 /// A touch event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
     Down,
@@ -90,7 +90,7 @@ pub enum Action {
 }
 
 /// One touch sample as it reached the phone.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
     pub t_ms: f64,
     pub action: Action,
@@ -98,8 +98,25 @@ pub struct Sample {
     pub y: f32,
 }
 
+/// What a stroke was, as the game took it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StrokeKind {
+    /// A swipe (or taps) over tiles.
+    Word,
+    /// A tap on one tile (tap entry: the word is built tap by tap).
+    Tap,
+    Freeze,
+    /// Another lifeline button.
+    Lifeline,
+    /// Play, in the lobby.
+    Play,
+    /// Nothing the game takes.
+    None,
+}
+
 /// A finished stroke, for the report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StrokeRecord {
     pub index: usize,
     pub round: u32,
@@ -113,15 +130,14 @@ pub struct StrokeRecord {
     pub seen: usize,
     /// Tiles selected, in order, as (row, col).
     pub tiles: Vec<[usize; 2]>,
-    /// word, tap, freeze, lifeline, play, or none.
-    pub kind: &'static str,
+    pub kind: StrokeKind,
     pub word: Option<String>,
     pub accepted: bool,
     pub reason: Option<String>,
     pub points: u32,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FreezeRecord {
     pub round: u32,
     pub at_ms: f64,
@@ -129,7 +145,7 @@ pub struct FreezeRecord {
     pub round_ms: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
     pub stroke: usize,
     pub round: u32,
@@ -139,7 +155,7 @@ pub struct Violation {
     pub y: f32,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoundSummary {
     pub round: u32,
     pub board: String,
@@ -513,7 +529,7 @@ impl Game {
             sample_count: stroke.count,
             seen: stroke.seen.len(),
             tiles: stroke.tiles.iter().map(|&c| [c / SIDE, c % SIDE]).collect(),
-            kind: "none",
+            kind: StrokeKind::None,
             word: None,
             accepted: false,
             reason: None,
@@ -548,7 +564,7 @@ impl Game {
         let within = |hit: &dyn Fn(&Sample) -> bool| !seen.is_empty() && seen.iter().all(hit);
         if self.screen != Screen::Round {
             if within(&|s| self.layout.play.contains(s.x, s.y)) {
-                record.kind = "play";
+                record.kind = StrokeKind::Play;
                 self.start_round(now);
                 return Ok(0);
             }
@@ -563,11 +579,11 @@ impl Game {
         match stroke.tiles.len() {
             0 => Err("no tile touched".into()),
             1 => {
-                record.kind = "tap";
+                record.kind = StrokeKind::Tap;
                 self.tap(stroke.tiles[0], record)
             }
             _ => {
-                record.kind = "word";
+                record.kind = StrokeKind::Word;
                 self.taps.clear();
                 self.enter(&stroke.tiles, record)
             }
@@ -581,13 +597,13 @@ impl Game {
         record: &mut StrokeRecord,
     ) -> Result<u32, String> {
         if b != 0 {
-            record.kind = "lifeline";
+            record.kind = StrokeKind::Lifeline;
             return Err(format!(
                 "the {} lifeline is not simulated",
                 self.layout.buttons[b].name
             ));
         }
-        record.kind = "freeze";
+        record.kind = StrokeKind::Freeze;
         if self
             .config
             .freeze_uses
@@ -669,37 +685,76 @@ impl Game {
     }
 
     /// The report: everything the referee saw, as JSON.
-    pub fn report(&mut self, now: Duration) -> serde_json::Value {
+    pub fn report(&mut self, now: Duration) -> Report {
         self.tick(now);
         let after = match (self.first_screenshot, self.first_touch_seen) {
             (Some(s), Some(t)) => Some(ms(t.saturating_sub(s))),
             _ => None,
         };
-        let mut found: Vec<&String> = self.found.iter().collect();
+        let mut found: Vec<String> = self.found.iter().cloned().collect();
         found.sort();
-        serde_json::json!({
-            "screen": self.screen,
-            "round": self.round,
-            "board": self.board.to_string(),
-            "bonuses": self.bonus_text(),
-            "round_secs": self.config.round.as_secs_f64(),
-            "frame_ms": ms(self.config.frame),
-            "time_ms": ms(now),
-            "time_left_ms": ms(self.time_left(now)),
-            "score": self.score,
-            "max_score": self.max_score,
-            "words": self.found.len(),
-            "words_possible": self.words_possible,
-            "found": found,
-            "first_screenshot_ms": self.first_screenshot.map(ms),
-            "first_touch_ms": self.first_touch.map(ms),
-            "first_touch_after_screenshot_ms": after,
-            "freezes": self.freezes,
-            "violations": self.violations,
-            "rounds": self.rounds,
-            "strokes_dropped": self.strokes_dropped,
-            "strokes": self.strokes,
-        })
+        Report {
+            model: None,
+            screen: self.screen,
+            round: self.round,
+            board: self.board.to_string(),
+            bonuses: self.bonus_text(),
+            round_secs: self.config.round.as_secs_f64(),
+            frame_ms: ms(self.config.frame),
+            time_ms: ms(now),
+            time_left_ms: ms(self.time_left(now)),
+            score: self.score,
+            max_score: self.max_score,
+            words: self.found.len(),
+            words_possible: self.words_possible,
+            found,
+            first_screenshot_ms: self.first_screenshot.map(ms),
+            first_touch_ms: self.first_touch.map(ms),
+            first_touch_after_screenshot_ms: after,
+            freezes: self.freezes.clone(),
+            violations: self.violations.clone(),
+            rounds: self.rounds.clone(),
+            strokes_dropped: self.strokes_dropped,
+            strokes: self.strokes.clone(),
+        }
+    }
+}
+
+/// The referee's report: what the game saw, as the report file and `demo` show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Which phone (filled in by the device).
+    pub model: Option<String>,
+    pub screen: Screen,
+    pub round: u32,
+    pub board: String,
+    pub bonuses: String,
+    pub round_secs: f64,
+    pub frame_ms: f64,
+    /// Time since the phone started.
+    pub time_ms: f64,
+    pub time_left_ms: f64,
+    pub score: u32,
+    pub max_score: u32,
+    /// Words accepted this round.
+    pub words: usize,
+    pub words_possible: usize,
+    /// The words accepted, sorted.
+    pub found: Vec<String>,
+    pub first_screenshot_ms: Option<f64>,
+    pub first_touch_ms: Option<f64>,
+    pub first_touch_after_screenshot_ms: Option<f64>,
+    pub freezes: Vec<FreezeRecord>,
+    pub violations: Vec<Violation>,
+    pub rounds: Vec<RoundSummary>,
+    pub strokes_dropped: usize,
+    pub strokes: Vec<StrokeRecord>,
+}
+
+impl Report {
+    /// Strokes the game did not accept.
+    pub fn rejected(&self) -> usize {
+        self.strokes.iter().filter(|s| !s.accepted).count()
     }
 }
 
@@ -787,7 +842,7 @@ mod tests {
             t = swipe(&mut g, t, FRAME, &[cell]);
         }
         assert_eq!(last(&g).word.as_deref(), Some("cat"));
-        assert!(last(&g).accepted && last(&g).kind == "tap");
+        assert!(last(&g).accepted && last(&g).kind == StrokeKind::Tap);
         assert_eq!(
             g.time_left(Duration::from_secs(10)),
             Duration::from_secs(50)
@@ -795,7 +850,7 @@ mod tests {
         let freeze = g.layout().buttons[0];
         g.touch(t, Route::Raw, Action::Down, freeze.x, freeze.y);
         g.touch(t, Route::Raw, Action::Up, freeze.x, freeze.y);
-        assert_eq!(last(&g).kind, "freeze");
+        assert_eq!(last(&g).kind, StrokeKind::Freeze);
         assert_eq!(g.freezes().len(), 1);
         assert_eq!(
             g.time_left(Duration::from_secs(10)),

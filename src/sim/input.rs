@@ -883,7 +883,7 @@ mod tests {
         assert_eq!(strokes.len(), 1);
         assert_eq!(
             (strokes[0].kind, &strokes[0].tiles[..]),
-            ("tap", &[[0, 0]][..])
+            (crate::sim::game::StrokeKind::Tap, &[[0, 0]][..])
         );
         let pixel = Device::new(config(Model::Pixel));
         assert_eq!(

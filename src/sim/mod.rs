@@ -237,10 +237,10 @@ impl Device {
         img
     }
 
-    /// The referee's report as JSON.
-    pub fn report(&self) -> serde_json::Value {
+    /// The referee's report.
+    pub fn report(&self) -> game::Report {
         let mut report = lock(&self.game).report(self.now());
-        report["model"] = self.model.name().into();
+        report.model = Some(self.model.name().to_owned());
         report
     }
 

@@ -23,6 +23,15 @@ pub struct Look {
 }
 
 impl Look {
+    /// "screenshot 80 ms, read 20 ms".
+    pub fn timing(&self) -> String {
+        format!(
+            "screenshot {:.0} ms, read {:.0} ms",
+            self.capture.as_secs_f64() * 1e3,
+            self.read.as_secs_f64() * 1e3
+        )
+    }
+
     /// The reading, when it is a board read surely.
     pub fn sure(&self) -> Option<&Reading> {
         self.reading.as_ref().ok().filter(|r| r.sure())

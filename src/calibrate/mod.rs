@@ -1,13 +1,18 @@
 //! Calibrating a new phone from one screenshot of a round in progress: the grid and its tiles
 //! (found, then read, so a menu or a dimmed board is refused), the row of lifeline buttons
 //! under it (Freeze first, unless the user points at it), a checked `Profile` built from them,
-//! and an overlay picture of what was found for a person to check at a glance. Pure: the
-//! command line takes the screenshot, probes the phone and writes the files.
+//! and an overlay picture of what was found for a person to check at a glance. This file is
+//! pure; `probe` asks the phone (its screenshot, its touchscreen, the input routes it takes, a
+//! tap on Freeze) and `save` writes the profile with its pictures.
+
+pub mod probe;
+
+use std::path::{Path, PathBuf};
 
 use image::{Rgba, RgbaImage};
 
 use crate::board::tile_name;
-use crate::profile::{Input, Point, Profile, ProfileError, Route, Rules, SIDE};
+use crate::profile::{Point, Profile, ProfileBuilder, ProfileError, SIDE};
 use crate::vision::buttons::{self, Button};
 use crate::vision::glyph::Classifier;
 use crate::vision::grid::{self, Grid};
@@ -18,11 +23,9 @@ use crate::vision::read::{self, NotABoard, Reading};
 pub enum CalibrateError {
     #[error("{0}: calibrate on a screenshot of a round in progress")]
     NotABoard(#[from] NotABoard),
-    #[error(
-        "no row of lifeline buttons under the grid: point at Freeze with --freeze X,Y (pixels)"
-    )]
+    #[error("no row of lifeline buttons under the grid: Freeze must be pointed at")]
     NoButtons,
-    #[error("--freeze ({0}, {1}) is off the {2}x{3} screen")]
+    #[error("Freeze at ({0}, {1}) is off the {2}x{3} screen")]
     FreezeOffScreen(f32, f32, u32, u32),
     #[error("the profile found is not valid: {0}")]
     Profile(#[from] ProfileError),
@@ -136,32 +139,17 @@ impl Calibration {
             .iter()
             .map(|b| b.radius)
             .fold(f32::INFINITY, f32::min);
-        let profile = Profile {
-            glyphs: None,
-            source: None,
-            name: name.to_owned(),
-            width: self.width,
-            height: self.height,
-            centres,
-            tile: tenth(grid.tile),
+        // Through the builder, so that every check a profile file gets applies; the default
+        // input (the fastest route that works) and the game's rules.
+        ProfileBuilder::new(
+            name,
+            (self.width, self.height),
+            &centres,
+            tenth(grid.tile),
             buttons,
-            button_radius: tenth(radius),
-            input: Input {
-                route: Route::Auto,
-                sample_ms: 20,
-                between: 0,
-                word_pause_ms: 0,
-            },
-            rules: Rules {
-                round_secs: 120.0,
-                min_len: 2,
-                freeze_every_secs: 30.0,
-                freeze_uses: None,
-                freeze_secs: 15.0,
-            },
-        };
-        // Through the file form, so that every check a profile file gets applies.
-        Profile::from_toml_str(&profile.to_toml(""), &format!("{name}.toml"))
+            tenth(radius),
+        )
+        .build()
     }
 }
 
@@ -175,28 +163,28 @@ pub fn overlay(img: &RgbaImage, profile: &Profile, reading: Option<&Reading>) ->
     let red = Rgba([230, 30, 30, 255]);
     let magenta = Rgba([220, 0, 220, 255]);
     let thick = (profile.pitch() / 60.0).ceil().max(1.0) as i32;
-    let half = profile.tile / 2.0;
+    let half = profile.tile() / 2.0;
     let font = ab_glyph::FontRef::try_from_slice(dejavu::sans::bold()).expect("DejaVu Sans Bold");
-    let scale = ab_glyph::PxScale::from(profile.tile * 0.22);
-    for (i, c) in profile.centres.iter().enumerate() {
+    let scale = ab_glyph::PxScale::from(profile.tile() * 0.22);
+    for (i, c) in profile.centres().iter().enumerate() {
         for t in 0..thick {
-            let side = (profile.tile as i32 - 2 * t).max(1) as u32;
+            let side = (profile.tile() as i32 - 2 * t).max(1) as u32;
             let rect =
                 Rect::at((c.0 - half) as i32 + t, (c.1 - half) as i32 + t).of_size(side, side);
             draw_hollow_rect_mut(&mut out, rect, green);
         }
-        mark(&mut out, *c, profile.tile * 0.08, thick, red);
+        mark(&mut out, *c, profile.tile() * 0.08, thick, red);
         if let Some(t) = reading.and_then(|r| r.tiles.get(i)) {
             let (x, y) = ((c.0 - half * 0.9) as i32, (c.1 + half * 0.55) as i32);
             draw_text_mut(&mut out, magenta, x, y, scale, &font, tile_name(t.tile));
         }
     }
-    for (_, b) in &profile.buttons {
+    for (_, b) in profile.buttons() {
         for t in 0..thick {
-            let r = (profile.button_radius as i32 - t).max(1);
+            let r = (profile.button_radius() as i32 - t).max(1);
             draw_hollow_circle_mut(&mut out, (b.0 as i32, b.1 as i32), r, red);
         }
-        mark(&mut out, *b, profile.button_radius * 0.15, thick, red);
+        mark(&mut out, *b, profile.button_radius() * 0.15, thick, red);
     }
     out
 }
@@ -218,6 +206,87 @@ fn mark(img: &mut RgbaImage, c: Point, arm: f32, thick: i32, colour: Rgba<u8>) {
         Rect::at(x - t / 2, y - arm).of_size(t as u32, long),
         colour,
     );
+}
+
+/// Where `save` wrote a profile.
+#[derive(Clone, Debug)]
+pub struct Saved {
+    pub profile: PathBuf,
+    pub overlay: PathBuf,
+    /// The glyph strip, when one was learned.
+    pub glyphs: Option<PathBuf>,
+}
+
+/// Why a calibration could not be saved.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("{} exists", .0.display())]
+    Exists(PathBuf),
+    #[error("{} is not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Image {
+        path: PathBuf,
+        source: image::ImageError,
+    },
+}
+
+/// The files a profile named `name` is kept in under `dir`: NAME.toml, NAME.overlay.png and
+/// NAME.glyphs.png.
+pub fn paths(dir: &Path, name: &str) -> Saved {
+    Saved {
+        profile: dir.join(format!("{name}.toml")),
+        overlay: dir.join(format!("{name}.overlay.png")),
+        glyphs: Some(dir.join(format!("{name}.glyphs.png"))),
+    }
+}
+
+/// Writes `profile` (with `header` as its opening comment), the overlay of `reading` on `img`,
+/// and the glyph strip if there is one, into `dir` (created if missing). An existing profile
+/// is kept unless `replace`.
+pub fn save(
+    dir: &Path,
+    profile: &Profile,
+    header: &str,
+    img: &RgbaImage,
+    reading: &Reading,
+    strip: Option<&image::GrayImage>,
+    replace: bool,
+) -> Result<Saved, SaveError> {
+    let mut saved = paths(dir, profile.name());
+    if saved.profile.exists() && !replace {
+        return Err(SaveError::Exists(saved.profile));
+    }
+    if dir.exists() && !dir.is_dir() {
+        return Err(SaveError::NotADirectory(dir.to_owned()));
+    }
+    std::fs::create_dir_all(dir).map_err(|source| SaveError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
+    overlay(img, profile, Some(reading))
+        .save(&saved.overlay)
+        .map_err(|source| SaveError::Image {
+            path: saved.overlay.clone(),
+            source,
+        })?;
+    match (strip, &saved.glyphs) {
+        (Some(strip), Some(path)) => strip.save(path).map_err(|source| SaveError::Image {
+            path: path.clone(),
+            source,
+        })?,
+        _ => saved.glyphs = None,
+    }
+    std::fs::write(&saved.profile, profile.to_toml(header)).map_err(|source| SaveError::Io {
+        path: saved.profile.clone(),
+        source,
+    })?;
+    Ok(saved)
 }
 
 #[cfg(test)]
@@ -244,19 +313,19 @@ mod tests {
             let shipped = Profile::built_in(model.name()).unwrap();
             let near = |a: Point, b: Point, tol: f32| (a.0 - b.0).hypot(a.1 - b.1) <= tol;
             let tol = shipped.pitch() * 0.02;
-            for (a, b) in found.centres.iter().zip(&shipped.centres) {
+            for (a, b) in found.centres().iter().zip(shipped.centres()) {
                 assert!(near(*a, *b, tol), "{model:?}: centre {a:?} for {b:?}");
             }
-            assert_eq!(found.buttons.len(), shipped.buttons.len(), "{model:?}");
-            for ((n1, a), (n2, b)) in found.buttons.iter().zip(&shipped.buttons) {
+            assert_eq!(found.buttons().len(), shipped.buttons().len(), "{model:?}");
+            for ((n1, a), (n2, b)) in found.buttons().iter().zip(shipped.buttons()) {
                 assert_eq!(n1, n2, "{model:?}");
                 assert!(near(*a, *b, tol), "{model:?}: {n1} at {a:?} for {b:?}");
             }
-            let r = found.button_radius / shipped.button_radius;
+            let r = found.button_radius() / shipped.button_radius();
             assert!(
                 (0.8..=1.1).contains(&r),
                 "{model:?}: radius {}",
-                found.button_radius
+                found.button_radius()
             );
             // The overlay is the screen with marks on it.
             let drawn = overlay(&img, &found, Some(&cal.reading));
@@ -273,7 +342,7 @@ mod tests {
         let cal = calibrate(&img, Some((600.0, 1200.0)), &classifier).unwrap();
         let p = cal.profile("x").unwrap();
         assert_eq!(p.freeze(), (600.0, 1200.0));
-        assert_eq!(p.buttons.len(), 3);
+        assert_eq!(p.buttons().len(), 3);
         assert!(cal.freeze_given);
         assert!(matches!(
             calibrate(&img, Some((900.0, 10.0)), &classifier),
@@ -307,6 +376,6 @@ mod tests {
             .unwrap()
             .profile("y")
             .unwrap();
-        assert_eq!(p.buttons.len(), 1);
+        assert_eq!(p.buttons().len(), 1);
     }
 }

@@ -1,0 +1,238 @@
+//! `scramblebot bench`: the solver's throughput on seeded board sets, or the board reader's
+//! accuracy on a seeded corpus of screens.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use scramblebot::Rules;
+use scramblebot::bench::{Built, Mode};
+use scramblebot::sample::BoardSet;
+use scramblebot::structures::Structure;
+
+use super::{BadInput, DictArgs, load_dictionary};
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// What to measure: the solver (default), or the board reader on a seeded corpus of
+    /// screens drawn in typefaces it has no references for.
+    #[arg(value_enum, default_value_t = BenchWhat::Solve)]
+    pub what: BenchWhat,
+    /// Screens in the vision corpus.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..))]
+    pub screens: u64,
+    /// Where the vision corpus's typefaces are looked for (see `vision/corpus.rs` for the
+    /// Debian packages that hold them).
+    #[arg(long, value_name = "DIR", default_value = "/usr/share/fonts")]
+    pub fonts: PathBuf,
+    /// Board set: uniform letters, New Boggle dice rolls, or boards near a near-optimal one.
+    #[arg(long, value_enum, default_value_t = SetArg::All)]
+    pub set: SetArg,
+    /// Boards per set.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub boards: u32,
+    /// What to compute: points only, every word with its path, or both.
+    #[arg(long, value_enum, default_value_t = ModeArg::Both)]
+    pub mode: ModeArg,
+    /// Dictionary structure the search walks: the trie, or one of the classic alternatives
+    /// (answers are checked against the trie's).
+    #[arg(long, value_enum, default_value_t = StructureArg::Trie)]
+    pub structure: StructureArg,
+    /// Seed of the board sets (default: each set's fixed seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Print JSON lines instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub dict: DictArgs,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum BenchWhat {
+    Solve,
+    Vision,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetArg {
+    Uniform,
+    Dice,
+    Near,
+    All,
+}
+
+impl SetArg {
+    fn sets(self) -> Vec<BoardSet> {
+        match self {
+            SetArg::Uniform => vec![BoardSet::Uniform],
+            SetArg::Dice => vec![BoardSet::Dice],
+            SetArg::Near => vec![BoardSet::Near],
+            SetArg::All => BoardSet::ALL.to_vec(),
+        }
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModeArg {
+    Score,
+    Full,
+    Both,
+}
+
+impl ModeArg {
+    fn modes(self) -> Vec<Mode> {
+        match self {
+            ModeArg::Score => vec![Mode::Score],
+            ModeArg::Full => vec![Mode::Full],
+            ModeArg::Both => vec![Mode::Score, Mode::Full],
+        }
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum StructureArg {
+    Trie,
+    Sorted,
+    Prefixes,
+}
+
+impl From<StructureArg> for Structure {
+    fn from(s: StructureArg) -> Structure {
+        match s {
+            StructureArg::Trie => Structure::Trie,
+            StructureArg::Sorted => Structure::Sorted,
+            StructureArg::Prefixes => Structure::Prefixes,
+        }
+    }
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    if let BenchWhat::Vision = args.what {
+        return vision(&args);
+    }
+    let dict = load_dictionary(&args.dict)?;
+    let rules = Rules::boggle();
+    let structure: Structure = args.structure.into();
+    let built = Built::new(&dict.trie, structure);
+    let reference =
+        (!matches!(structure, Structure::Trie)).then(|| Built::new(&dict.trie, Structure::Trie));
+    let boards = args.boards as usize;
+    let mut out = std::io::stdout().lock();
+    if !args.json {
+        writeln!(
+            out,
+            "dictionary {} ({} words), boggle rules, 1 thread, {boards} boards per set, best of {} passes",
+            dict.name,
+            dict.trie.counts().words,
+            scramblebot::bench::PASSES
+        )?;
+        writeln!(
+            out,
+            "{:<8} {:<9} {:<10} {:>12} {:>10} {:>12}",
+            "set", "structure", "mode", "boards/s", "words/bd", "points/bd"
+        )?;
+    }
+    for set in args.set.sets() {
+        let seed = args.seed.unwrap_or(set.default_seed());
+        for mode in args.mode.modes() {
+            let fig = built.measure(set, boards, seed, mode, &rules);
+            if let Some(reference) = &reference {
+                let (words, points) = reference.answers(set, boards, seed, mode, &rules);
+                anyhow::ensure!(
+                    (words, points) == (fig.words, fig.points),
+                    "{} gave {} words / {} points on the {} set, the trie {words} / {points}",
+                    fig.structure,
+                    fig.words,
+                    fig.points,
+                    fig.set,
+                );
+            }
+            if args.json {
+                serde_json::to_writer(&mut out, &fig)?;
+                writeln!(out)?;
+            } else {
+                writeln!(
+                    out,
+                    "{:<8} {:<9} {:<10} {:>12.0} {:>10.1} {:>12.1}",
+                    fig.set,
+                    fig.structure,
+                    fig.mode,
+                    fig.boards_per_sec,
+                    fig.words as f64 / boards as f64,
+                    fig.points as f64 / boards as f64
+                )?;
+            }
+            out.flush()?;
+        }
+    }
+    if reference.is_some() && !args.json {
+        writeln!(out, "answers identical to the trie's on every set")?;
+    }
+    Ok(())
+}
+
+fn vision(args: &BenchArgs) -> anyhow::Result<()> {
+    use scramblebot::vision::{corpus, glyph::Classifier};
+    let faces = corpus::load_faces(&args.fonts);
+    anyhow::ensure!(
+        !faces.is_empty(),
+        BadInput(anyhow::anyhow!(
+            "none of the corpus typefaces ({}) under {}; on Debian: apt-get install fonts-liberation2 fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-urw-base35 fonts-freefont-ttf fonts-cantarell fonts-croscore fonts-inter",
+            corpus::UNSEEN_FACES.join(", "),
+            args.fonts.display()
+        ))
+    );
+    let seed = args.seed.unwrap_or(1);
+    let classifier = Classifier::built_in();
+    let bar = if args.json || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(args.screens)
+    };
+    let r = corpus::measure(&faces, seed, args.screens, &classifier, |i| {
+        bar.set_position(i)
+    });
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string(&r)?);
+        return Ok(());
+    }
+    let mut out = std::io::stdout().lock();
+    for m in &r.misreads {
+        writeln!(out, "  {m}")?;
+    }
+    writeln!(
+        out,
+        "vision corpus seed {seed}: {} screens in {} typefaces ({})",
+        r.screens,
+        r.faces.len(),
+        r.faces.join(", ")
+    )?;
+    writeln!(
+        out,
+        "tiles read right {}/{} ({:.2}%); boards exactly {}/{} ({:.2}%), of them sure {}; wrong but sure {}; refused {}",
+        r.tiles_right,
+        r.tiles,
+        r.tile_accuracy() * 100.0,
+        r.boards_exact,
+        r.boards,
+        r.board_accuracy() * 100.0,
+        r.boards_exact_sure,
+        r.boards_wrong_sure,
+        r.boards_refused
+    )?;
+    writeln!(
+        out,
+        "Qu {}/{}; bonuses {}/{} (phantom {}); not a board refused {}/{}; read time mean {:.1} ms, max {:.1} ms",
+        r.qu_right,
+        r.qu_tiles,
+        r.bonuses_right,
+        r.bonuses,
+        r.bonuses_phantom,
+        r.non_boards_refused,
+        r.non_boards,
+        r.mean_read_ms,
+        r.max_read_ms
+    )?;
+    Ok(())
+}

@@ -1,0 +1,224 @@
+//! `scramblebot calibrate`: a profile for a new phone from its screen (or a screenshot file),
+//! written with an overlay picture to check. Probing and the profile itself are the library's
+//! (`scramblebot::calibrate`); this file adds the flags' hints to its refusals.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use scramblebot::calibrate::probe::{self, ProbeError};
+use scramblebot::calibrate::{self, CalibrateError, SaveError};
+use scramblebot::phone::Phone;
+use scramblebot::play::unsure_text;
+use scramblebot::profile::{Glyphs, Profile};
+use scramblebot::vision::glyph::Classifier;
+
+use super::{BadInput, NotSure, PhoneArgs, game_board, round_runtime, seconds};
+
+#[derive(clap::Args, Debug)]
+pub struct CalibrateArgs {
+    /// Name of the new profile (letters, digits, - and _): written as DIR/NAME.toml, and used
+    /// as `play --device NAME`.
+    #[arg(long)]
+    pub name: String,
+    /// Calibrate from this screenshot (PNG, JPEG or raw screencap) instead of a phone.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["serial", "connect"])]
+    pub image: Option<PathBuf>,
+    /// The board on the screenshot, as `solve` takes it: its glyphs are kept as the profile's
+    /// templates, which the reader prefers (for games whose font it reads poorly).
+    #[arg(long, value_name = "LETTERS")]
+    pub board: Option<String>,
+    /// Where Freeze is, in screen pixels, when it is not the first button under the grid.
+    #[arg(long, value_name = "X,Y")]
+    pub freeze: Option<String>,
+    /// Ask for a tap on the Freeze button and take its place from the touchscreen
+    /// (`getevent`), instead of guessing the first button under the grid. Tapping uses a
+    /// Freeze of the round in progress.
+    #[arg(long, conflicts_with_all = ["freeze", "image"])]
+    pub tap: bool,
+    /// How long `--tap` waits for the tap, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, requires = "tap")]
+    pub tap_wait: f64,
+    /// Directory to write NAME.toml and NAME.overlay.png in.
+    #[arg(long, value_name = "DIR", default_value = "devices")]
+    pub dir: PathBuf,
+    /// Replace an existing profile of that name.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub phone: PhoneArgs,
+}
+
+/// "X,Y" in screen pixels.
+fn point(what: &str, text: &str) -> Result<(f32, f32), BadInput> {
+    text.split_once(',')
+        .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)))
+        .filter(|(x, y): &(f32, f32)| x.is_finite() && y.is_finite())
+        .ok_or_else(|| BadInput(anyhow::anyhow!("{what} {text:?} is not X,Y in pixels")))
+}
+
+pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
+    if !Profile::valid_name(&args.name) {
+        return Err(BadInput(anyhow::anyhow!(
+            "--name {:?} is not a device name: letters, digits, - and _",
+            args.name
+        ))
+        .into());
+    }
+    let given_freeze = args
+        .freeze
+        .as_deref()
+        .map(|f| point("--freeze", f))
+        .transpose()?;
+    let tap_wait = args
+        .tap
+        .then(|| seconds("--tap-wait", args.tap_wait, 1.0))
+        .transpose()?;
+    let typed = args.board.as_deref().map(game_board).transpose()?;
+    let paths = calibrate::paths(&args.dir, &args.name);
+    if paths.profile.exists() && !args.force {
+        return Err(BadInput(anyhow::anyhow!(
+            "{} exists: choose another --name, or --force to replace it",
+            paths.profile.display()
+        ))
+        .into());
+    }
+    // The screen, and what the phone says about itself.
+    let (img, mut about, freeze) = match &args.image {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .with_context(|| format!("cannot read {}", path.display()))
+                .map_err(BadInput)?;
+            let img = scramblebot::vision::decode(&bytes)
+                .with_context(|| path.display().to_string())
+                .map_err(BadInput)?;
+            let about = vec![format!("from the screenshot {}", path.display())];
+            (img, about, given_freeze)
+        }
+        None => {
+            let opts = args.phone.options()?;
+            let probed = round_runtime()?.block_on(async {
+                let phone = Phone::connect_server(&opts).await?;
+                let ask = &mut |limit: std::time::Duration| {
+                    eprintln!(
+                        "Tap the Freeze button on the phone (waiting {} s)...",
+                        limit.as_secs_f64()
+                    );
+                };
+                probe::probe(&phone, tap_wait, ask)
+                    .await
+                    .map_err(|e| match e {
+                        e @ ProbeError::NoTouchscreen => {
+                            anyhow::anyhow!("--tap: {e}: give --freeze X,Y instead")
+                        }
+                        e => e.into(),
+                    })
+            })?;
+            let freeze = probed.freeze_tapped.or(given_freeze);
+            (probed.screenshot, probed.about, freeze)
+        }
+    };
+    let classifier = Classifier::built_in();
+    let cal = match calibrate::calibrate(&img, freeze, &classifier) {
+        Ok(c) => c,
+        Err(e @ CalibrateError::NotABoard(_)) => return Err(NotSure(e.to_string()).into()),
+        Err(e @ CalibrateError::NoButtons) => {
+            return Err(BadInput(anyhow::anyhow!(
+                "{e}: point at it with --freeze X,Y (pixels), or --tap on a phone"
+            ))
+            .into());
+        }
+        Err(e @ CalibrateError::FreezeOffScreen(..)) => {
+            return Err(BadInput(anyhow::anyhow!("--freeze: {e}")).into());
+        }
+        Err(e) => return Err(BadInput(e.into()).into()),
+    };
+    let mut profile = cal.profile(&args.name).map_err(super::bad)?;
+    let reading = &cal.reading;
+    let strip = match &typed {
+        None => None,
+        Some(board) => {
+            let (strip, differ) = cal.glyphs(&img, board).map_err(|e| BadInput(e.into()))?;
+            let glyphs_path = paths.glyphs.clone().unwrap_or_default();
+            about.push(format!(
+                "glyph templates of {board} in {}; the built-in references read {differ} of 16 tiles otherwise",
+                glyphs_path.display()
+            ));
+            let glyphs = Glyphs {
+                file: format!("{}.glyphs.png", args.name),
+                board: *board,
+            };
+            profile = profile
+                .to_builder()
+                .glyphs(Some(glyphs))
+                .build()
+                .map_err(super::bad)?;
+            Some(strip)
+        }
+    };
+    about.push(format!(
+        "board read {}{}",
+        reading.board(),
+        if reading.sure() {
+            String::new()
+        } else {
+            format!(" (not sure of {})", unsure_text(reading))
+        }
+    ));
+    about.push(format!("check it on {}", paths.overlay.display()));
+    let header = std::iter::once(format!(
+        "{}: calibrated by `scramblebot calibrate`",
+        args.name
+    ))
+    .chain(about.iter().cloned())
+    .collect::<Vec<_>>()
+    .join("\n");
+    let saved = calibrate::save(
+        &args.dir,
+        &profile,
+        &header,
+        &img,
+        reading,
+        strip.as_ref(),
+        args.force,
+    )
+    .map_err(|e| match e {
+        e @ SaveError::Exists(_) => BadInput(e.into()).into(),
+        e => anyhow::Error::new(e),
+    })?;
+    let c = profile.centres();
+    let mut out = std::io::stdout().lock();
+    for line in &about {
+        writeln!(out, "{line}")?;
+    }
+    writeln!(
+        out,
+        "grid: first centre ({}, {}), last ({}, {}), tile {} px; buttons: {} (radius {}){}",
+        c[0].0,
+        c[0].1,
+        c[15].0,
+        c[15].1,
+        profile.tile(),
+        profile
+            .buttons()
+            .iter()
+            .map(|(n, p)| format!("{n} ({}, {})", p.0, p.1))
+            .collect::<Vec<_>>()
+            .join(", "),
+        profile.button_radius(),
+        if cal.freeze_given {
+            ", freeze as given"
+        } else {
+            ""
+        }
+    )?;
+    writeln!(
+        out,
+        "wrote {} and {}; play with --device {} (from this directory) or --profile {}",
+        saved.profile.display(),
+        saved.overlay.display(),
+        args.name,
+        saved.profile.display()
+    )?;
+    Ok(())
+}

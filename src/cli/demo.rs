@@ -1,0 +1,161 @@
+//! `scramblebot demo`: one round against the built-in virtual phone over a direct ADB link,
+//! then what the bot did beside what the game's referee saw.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use scramblebot::phone::Phone;
+use scramblebot::play::{EnterOptions, RoundOutcome};
+use scramblebot::profile::{Profile, Rules};
+use scramblebot::sim::game::{FreezeRecord, GameConfig};
+use scramblebot::sim::{Model, Sim, SimConfig};
+use serde::Serialize;
+
+use super::play::{enter, see_or_ask};
+use super::{ModelArg, RoundArgs, ctrl_c_stops, failed, print_json, round_runtime, seconds};
+
+#[derive(clap::Args, Debug)]
+pub struct DemoArgs {
+    /// Which virtual phone to play on.
+    #[arg(long, value_enum, default_value_t = ModelArg::Nexus7)]
+    pub model: ModelArg,
+    /// Seed of the board.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Length of the round in seconds.
+    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    pub round_secs: f64,
+    /// Tap Freeze every this many seconds of round time.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub freeze_every_secs: f64,
+    /// Seconds one Freeze adds to the clock.
+    #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+    pub freeze_secs: f64,
+    #[command(flatten)]
+    pub round: RoundArgs,
+}
+
+/// What `demo --json` prints.
+#[derive(Serialize)]
+struct DemoJson {
+    model: &'static str,
+    board: String,
+    route: String,
+    bot: RoundOutcome,
+    words_per_sec: f64,
+    first_touch_ms: Option<f64>,
+    referee: RefereeJson,
+}
+
+/// The referee's side of a demo.
+#[derive(Serialize)]
+struct RefereeJson {
+    score: u32,
+    max_score: u32,
+    words: usize,
+    words_possible: usize,
+    strokes: usize,
+    rejected: usize,
+    violations: usize,
+    freezes: Vec<FreezeRecord>,
+}
+
+pub fn run(args: DemoArgs) -> anyhow::Result<()> {
+    let model: Model = args.model.into();
+    let round = seconds("--round-secs", args.round_secs, 1.0)?;
+    let every = seconds("--freeze-every-secs", args.freeze_every_secs, 0.1)?;
+    let freeze = seconds("--freeze-secs", args.freeze_secs, 0.0)?;
+    let sim = Sim::start(
+        ([127, 0, 0, 1], 0).into(),
+        SimConfig {
+            model,
+            game: GameConfig {
+                seed: args.seed,
+                round,
+                freeze,
+                ..GameConfig::default()
+            },
+            report: None,
+        },
+    )
+    .context("cannot start the virtual phone")?;
+    let bot_start_ms = sim.device().now().as_secs_f64() * 1e3;
+    let shipped = Profile::built_in(model.name()).expect("every model has a profile");
+    let rules = Rules {
+        round_secs: round.as_secs_f64(),
+        freeze_every_secs: every.as_secs_f64(),
+        freeze_secs: freeze.as_secs_f64(),
+        ..shipped.rules().clone()
+    };
+    let profile = shipped.to_builder().rules(rules).build()?;
+    let runtime = round_runtime()?;
+    let (outcome, phone_model, board) = runtime.block_on(async {
+        let stop = ctrl_c_stops();
+        let phone = Phone::connect_direct(sim.addr()).await?;
+        let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
+        // The board as `play` gets it: read on the screen.
+        let seen = see_or_ask(&phone, &profile, false, &args.round, stop.clone()).await?;
+        // The time left, as a user reads it off the game's clock.
+        let left = Duration::from_secs_f64(sim.device().report().time_left_ms.max(0.0) / 1e3);
+        let opts = EnterOptions {
+            route: args.round.route.map(Into::into),
+            time_left: Some(left),
+        };
+        let played = enter(&phone, &profile, &seen, opts, &args.round, stop).await?;
+        anyhow::Ok((played.outcome, phone.model.clone(), seen.board))
+    })?;
+    let (route, words) = (outcome.routes_text(), outcome.words_planned);
+    let report = sim.device().report();
+    let first_touch = report.first_touch_ms.map(|t| t - bot_start_ms);
+    let words_per_sec = outcome.words_entered as f64 / outcome.elapsed_secs.max(1e-9);
+    let rejected = report.rejected();
+    if args.round.json {
+        print_json(&DemoJson {
+            model: model.name(),
+            board: board.to_string(),
+            route,
+            bot: outcome.clone(),
+            words_per_sec,
+            first_touch_ms: first_touch,
+            referee: RefereeJson {
+                score: report.score,
+                max_score: report.max_score,
+                words: report.words,
+                words_possible: report.words_possible,
+                strokes: report.strokes.len(),
+                rejected,
+                violations: report.violations.len(),
+                freezes: report.freezes.clone(),
+            },
+        })?;
+        return failed(&outcome);
+    }
+    println!(
+        "virtual {} ({phone_model}, Android {}), board {board}, {words} words to enter, route {route}",
+        model.name(),
+        model.release()
+    );
+    println!(
+        "referee: {} words accepted of {} possible, {} points of {} possible",
+        report.words, report.words_possible, report.score, report.max_score
+    );
+    println!(
+        "         {} strokes, {rejected} rejected, {} violations, {} freezes at {:?} s",
+        report.strokes.len(),
+        report.violations.len(),
+        outcome.freezes.len(),
+        outcome
+            .freezes
+            .iter()
+            .map(|f| (f * 10.0).round() / 10.0)
+            .collect::<Vec<_>>()
+    );
+    println!(
+        "bot:     {} words in {:.1} s ({words_per_sec:.1} words/s), stopped: {:?}, first touch {} ms after start",
+        outcome.words_entered,
+        outcome.elapsed_secs,
+        outcome.stop,
+        first_touch.map_or("-".to_owned(), |t| format!("{t:.0}"))
+    );
+    failed(&outcome)
+}

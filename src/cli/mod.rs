@@ -1,0 +1,459 @@
+//! The command line: one file per command, each turning its flags into library calls and
+//! printing the result (a summary for people, a typed struct as JSON for scripts). This file
+//! holds what several commands share: the top-level parser, the shared flags and their
+//! conversions into library types, the errors that choose the exit code, and small helpers.
+//! Workflows (seeing a board, playing a round, calibrating) live in the library.
+
+mod bench;
+mod calibrate;
+mod demo;
+mod play;
+mod read;
+mod sim;
+mod solve;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use scramblebot::board::Board;
+use scramblebot::profile::{Profile, Route};
+use scramblebot::{Order, RulesKind};
+
+/// A bot for Boggle-style phone word games (Scramble With Friends): it solves a 4x4 board with
+/// a trie and enters every word on an Android phone over ADB.
+#[derive(Parser, Debug)]
+#[command(name = "scramblebot", version, propagate_version = true)]
+pub struct Cli {
+    /// Log more (-v info, -vv debug, -vvv trace) on stderr.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Find every word on a board, with its points and the path to swipe.
+    ///
+    /// The board is typed row by row, in any case: `lqreslusaticnren` (a lone q is the Qu
+    /// tile), `l qu r e s l u s a t i c n r e n`, or `LQuRE/SLUS/ATIC/NREN`. Boards of 3x3 to
+    /// 6x6 are accepted.
+    Solve(solve::SolveArgs),
+    /// Measure solver throughput (boards per second, one thread) on seeded board sets.
+    Bench(bench::BenchArgs),
+    /// Run a virtual phone: a simulated Android device playing a round of the game, that the
+    /// real `adb` and adb_client can drive (`adb connect 127.0.0.1:5555`).
+    ///
+    /// It listens on loopback only, referees every touch, and writes what it saw to the
+    /// report file after every stroke and when stopped (Ctrl-C or SIGTERM).
+    Sim(sim::SimArgs),
+    /// Play one round against the built-in virtual phone: start it on a free loopback port,
+    /// connect over ADB (TCP), read its board on the screen, solve it, enter every word by the
+    /// fastest route, tapping Freeze on schedule, and print what the game's referee saw. Needs
+    /// no phone and no adb.
+    Demo(demo::DemoArgs),
+    /// Play a round on a phone through the adb server: connect, read the board on the screen
+    /// (or take it from --board), solve it, enter every word as one swipe (longest first),
+    /// tapping Freeze every 30 s of round time.
+    ///
+    /// A board not read surely is never played: the screenshot is saved, what was read is
+    /// shown, and the letters are asked for on the terminal (exit code 3 without one).
+    Play(play::PlayArgs),
+    /// Make a profile for a new phone from a screenshot of a round in progress: find the grid
+    /// and the lifeline buttons under it, probe the input routes, and write DIR/NAME.toml with
+    /// an overlay picture of what was found, to check at a glance.
+    Calibrate(calibrate::CalibrateArgs),
+    /// Read the board on a screenshot (PNG, JPEG or a raw `screencap` dump): the 16 tiles with
+    /// their confidence, the bonus badges, and where the grid is. Exit code 3 when the screen
+    /// is not a board or a tile is not read surely.
+    Read(read::ReadArgs),
+}
+
+/// Runs the command.
+pub fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Solve(a) => solve::run(a),
+        Command::Bench(a) => bench::run(a),
+        Command::Sim(a) => sim::run(a),
+        Command::Demo(a) => demo::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Read(a) => read::run(a),
+        Command::Calibrate(a) => calibrate::run(a),
+    }
+}
+
+/// Which phone, through which adb server (`play` and `calibrate`).
+#[derive(clap::Args, Debug)]
+pub struct PhoneArgs {
+    /// Host of the adb server.
+    #[arg(short = 'H', long = "host", default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port of the adb server.
+    #[arg(
+        short = 'P',
+        long = "port",
+        env = "ANDROID_ADB_SERVER_PORT",
+        default_value_t = 5037
+    )]
+    pub port: u16,
+    /// Serial of the phone to use (default: the only one attached).
+    #[arg(short = 's', long = "serial", env = "ANDROID_SERIAL")]
+    pub serial: Option<String>,
+    /// First ask the adb server to connect this TCP phone (as `adb connect HOST:PORT`).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub connect: Option<String>,
+}
+
+impl PhoneArgs {
+    fn options(&self) -> Result<scramblebot::phone::ServerOptions, BadInput> {
+        Ok(scramblebot::phone::ServerOptions {
+            server: ipv4("-H", &self.host, Some(self.port))?,
+            serial: self.serial.clone(),
+            connect: self
+                .connect
+                .as_deref()
+                .map(|c| ipv4("--connect", c, None))
+                .transpose()?,
+        })
+    }
+}
+
+/// How a round is played and reported (`play` and `demo`).
+#[derive(clap::Args, Debug)]
+pub struct RoundArgs {
+    /// Word order: longest first (then points), or most points first.
+    #[arg(long, value_enum, default_value_t = OrderArg::Longest)]
+    pub order: OrderArg,
+    /// Print one JSON object at the end instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar and no notes on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// How to enter words, instead of the profile's `input.route`.
+    #[arg(long, value_enum)]
+    pub route: Option<RouteArg>,
+}
+
+impl RoundArgs {
+    /// A progress line only for a person watching a terminal.
+    fn show_progress(&self) -> bool {
+        use std::io::IsTerminal;
+        !self.quiet && !self.json && std::io::stderr().is_terminal()
+    }
+
+    /// Notes on stderr (what was read, which route) unless quiet or JSON.
+    fn talk(&self) -> bool {
+        !self.quiet && !self.json
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum RouteArg {
+    /// Probe the phone and use the fastest route that works.
+    Auto,
+    /// The monkey's network protocol on a forwarded socket (every Android version).
+    Monkey,
+    /// `input motionevent`, a shell command per word (Android 10 and later).
+    Motionevent,
+    /// `sendevent` to the touchscreen in raw units (Android 9 and older).
+    Sendevent,
+    /// Tap each tile, then the last one again.
+    Tap,
+}
+
+impl From<RouteArg> for Route {
+    fn from(r: RouteArg) -> Route {
+        match r {
+            RouteArg::Auto => Route::Auto,
+            RouteArg::Monkey => Route::Monkey,
+            RouteArg::Motionevent => Route::Motionevent,
+            RouteArg::Sendevent => Route::Sendevent,
+            RouteArg::Tap => Route::Tap,
+        }
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum ModelArg {
+    Nexus7,
+    Pixel,
+    Small,
+}
+
+impl From<ModelArg> for scramblebot::sim::Model {
+    fn from(m: ModelArg) -> scramblebot::sim::Model {
+        use scramblebot::sim::Model;
+        match m {
+            ModelArg::Nexus7 => Model::Nexus7,
+            ModelArg::Pixel => Model::Pixel,
+            ModelArg::Small => Model::Small,
+        }
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum OrderArg {
+    Longest,
+    Score,
+}
+
+impl From<OrderArg> for Order {
+    fn from(o: OrderArg) -> Order {
+        match o {
+            OrderArg::Longest => Order::Longest,
+            OrderArg::Score => Order::Score,
+        }
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum RulesArg {
+    Scramble,
+    Boggle,
+}
+
+impl From<RulesArg> for RulesKind {
+    fn from(r: RulesArg) -> RulesKind {
+        match r {
+            RulesArg::Scramble => RulesKind::Scramble,
+            RulesArg::Boggle => RulesKind::Boggle,
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct DictArgs {
+    /// Word list to use instead of the built-in ENABLE: one word per line, any case, LF or
+    /// CRLF; lines that are not a-z words are skipped and counted.
+    #[arg(long, value_name = "PATH")]
+    pub dict: Option<PathBuf>,
+}
+
+/// The dictionary a command uses, with what to tell the user about it.
+struct Dictionary {
+    trie: scramblebot::Trie,
+    name: String,
+    load_us: u64,
+}
+
+fn load_dictionary(args: &DictArgs) -> anyhow::Result<Dictionary> {
+    use scramblebot::Trie;
+    let start = std::time::Instant::now();
+    let (trie, name) = match &args.dict {
+        None => (Trie::enable(), "ENABLE (built in)".to_owned()),
+        Some(path) => (Trie::load(path)?, path.display().to_string()),
+    };
+    let c = trie.counts();
+    if c.invalid + c.unplayable + c.duplicates > 0 {
+        tracing::info!(
+            invalid = c.invalid,
+            unplayable = c.unplayable,
+            duplicates = c.duplicates,
+            "skipped lines of {name}"
+        );
+    }
+    Ok(Dictionary {
+        trie,
+        name,
+        load_us: micros(start.elapsed()),
+    })
+}
+
+/// Whole microseconds.
+fn micros(d: Duration) -> u64 {
+    d.as_micros().try_into().unwrap_or(u64::MAX)
+}
+
+/// A duration given in (fractional) seconds on flag `what`, checked.
+fn seconds(what: &str, secs: f64, min: f64) -> Result<Duration, BadInput> {
+    if !(secs.is_finite() && secs >= min && secs <= 86_400.0) {
+        return Err(BadInput(anyhow::anyhow!(
+            "{what} must be between {min} and 86400 seconds, got {secs}"
+        )));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn ipv4(
+    what: &str,
+    text: &str,
+    default_port: Option<u16>,
+) -> Result<std::net::SocketAddrV4, BadInput> {
+    use std::net::ToSocketAddrs;
+    let with_port = match default_port {
+        Some(p) => format!("{text}:{p}"),
+        None => text.to_owned(),
+    };
+    with_port
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| {
+            a.find_map(|a| match a {
+                std::net::SocketAddr::V4(v4) => Some(v4),
+                _ => None,
+            })
+        })
+        .ok_or_else(|| BadInput(anyhow::anyhow!("{what} {text:?} is not HOST:PORT")))
+}
+
+/// A 4x4 board as `solve` takes it.
+fn game_board(text: &str) -> Result<Board, BadInput> {
+    let board = Board::parse(text.trim()).map_err(bad)?;
+    if board.side() != 4 {
+        let side = board.side();
+        return Err(BadInput(anyhow::anyhow!(
+            "the game's board is 4x4, got {side}x{side}"
+        )));
+    }
+    Ok(board)
+}
+
+/// The board typed on the terminal, when there is one.
+fn typed_board() -> Result<Board, BadInput> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() {
+        return Err(BadInput(anyhow::anyhow!(
+            "no --board given and stdin is not a terminal to type it on"
+        )));
+    }
+    eprint!("the 16 letters of the board, row by row: ");
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| BadInput(e.into()))?;
+    game_board(&line)
+}
+
+/// The runtime a round runs on: the round loop, the phone's I/O, the Ctrl-C watcher.
+fn round_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
+/// A stop signal that turns true on Ctrl-C (call inside the runtime).
+fn ctrl_c_stops() -> tokio::sync::watch::Receiver<bool> {
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = stop_tx.send(true);
+        }
+    });
+    stop
+}
+
+/// When this process started (main touches it first).
+pub static START: std::sync::LazyLock<std::time::Instant> =
+    std::sync::LazyLock::new(std::time::Instant::now);
+
+/// The profile named by `--device NAME` or `--profile FILE`, if either is given.
+fn chosen_profile(
+    device: Option<&str>,
+    file: Option<&std::path::Path>,
+) -> anyhow::Result<Option<Profile>> {
+    Ok(match (device, file) {
+        (_, Some(path)) => Some(Profile::load(path).map_err(bad)?),
+        (Some(name), None) => {
+            let cwd = std::env::current_dir()?;
+            let config = std::env::var_os("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+                .map(|d| d.join("scramblebot"));
+            Some(Profile::find(name, &cwd, config.as_deref()).map_err(bad)?)
+        }
+        (None, None) => None,
+    })
+}
+
+/// The board reader for a profile; a glyph strip that cannot be used is the user's to fix.
+fn classifier_for(
+    profile: Option<&Profile>,
+) -> anyhow::Result<scramblebot::vision::glyph::Classifier> {
+    use scramblebot::play::{self, PlayError};
+    play::classifier_for(profile).map_err(|e| match e {
+        e @ PlayError::Templates { .. } => BadInput(e.into()).into(),
+        e => e.into(),
+    })
+}
+
+/// A round the phone cut short is a failure (exit 1), one the user stopped an interruption
+/// (exit 130, as for any program stopped with Ctrl-C); both reported after its summary.
+fn failed(outcome: &scramblebot::play::RoundOutcome) -> anyhow::Result<()> {
+    use scramblebot::play::Stop;
+    match (&outcome.error, outcome.stop) {
+        (Some(e), _) => Err(anyhow::anyhow!(
+            "the round stopped after {} of {} words: {e}",
+            outcome.words_entered,
+            outcome.words_planned
+        )),
+        (None, Stop::Stopped) => Err(Interrupted.into()),
+        (None, _) => Ok(()),
+    }
+}
+
+/// A progress bar for a round's words, hidden unless a person watches.
+fn words_bar(show: bool, words: usize) -> indicatif::ProgressBar {
+    let bar = if show {
+        indicatif::ProgressBar::new(words as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} words  {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// What a round's events show a person: notes on stderr, progress on the bar.
+fn show_event(round: &RoundArgs, bar: &indicatif::ProgressBar, event: scramblebot::play::Event) {
+    use scramblebot::play::Event;
+    match event {
+        Event::Note(line) if round.talk() => eprintln!("{line}"),
+        Event::Note(_) => {}
+        Event::Waiting { n, look } => {
+            bar.set_message(match &look.reading {
+                Ok(_) => format!("look {n}: a board, not read surely yet"),
+                Err(e) => format!("look {n}: {e}"),
+            });
+            bar.tick();
+        }
+        Event::Progress(p) => {
+            bar.set_position(p.entered as u64);
+            bar.set_message(format!(
+                "{} points  {}:{:02} left",
+                p.points,
+                p.left.as_secs() / 60,
+                p.left.as_secs() % 60
+            ));
+        }
+    }
+}
+
+/// Prints a typed summary as pretty JSON on stdout.
+fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+/// The user stopped the round (Ctrl-C); the finger was lifted.
+#[derive(Debug, thiserror::Error)]
+#[error("stopped by the user; the finger is lifted")]
+pub struct Interrupted;
+
+/// The screen is not a board, or not surely read (exit code 3).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NotSure(pub String);
+
+/// A user's mistake in what they typed (exit code 2), as opposed to a failure (exit code 1).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct BadInput(#[from] pub anyhow::Error);
+
+fn bad<E: std::error::Error + Send + Sync + 'static>(e: E) -> BadInput {
+    BadInput(anyhow::Error::new(e))
+}

@@ -1,0 +1,226 @@
+//! `scramblebot play`: one round on a phone through the adb server. The workflow is the
+//! library's (`scramblebot::play`); this file turns flags into its options, shows its events
+//! (a spinner while waiting, a progress bar while entering), asks for the letters when the
+//! board is not read surely, and prints the summary.
+
+use std::path::PathBuf;
+
+use scramblebot::phone::Phone;
+use scramblebot::play::{self, BoardSource, EnterOptions, RoundOutcome, Seen, Sight};
+use scramblebot::profile::Profile;
+use scramblebot::{Order, Trie};
+use serde::Serialize;
+use tokio::sync::watch;
+
+use super::{
+    BadInput, Interrupted, NotSure, PhoneArgs, RoundArgs, START, chosen_profile, ctrl_c_stops,
+    failed, game_board, print_json, round_runtime, seconds, show_event, typed_board, words_bar,
+};
+
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    /// Device profile by name: ./devices/NAME.toml, then
+    /// $XDG_CONFIG_HOME/scramblebot/devices/NAME.toml, then the built-in ones (nexus7, pixel,
+    /// small).
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "profile",
+        required_unless_present = "profile"
+    )]
+    pub device: Option<String>,
+    /// Device profile file.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// The board, as `solve` takes it; without it, the board is read on the phone's screen.
+    #[arg(long, value_name = "LETTERS")]
+    pub board: Option<String>,
+    /// Wait for a board to show on the screen (four looks a second), so that the bot can be
+    /// started before the round.
+    #[arg(long, conflicts_with = "board")]
+    pub watch: bool,
+    #[command(flatten)]
+    pub phone: PhoneArgs,
+    /// Seconds left on the game's clock now (default: the profile's whole round, as when the
+    /// bot starts with the round). No word is started that would end after the clock.
+    #[arg(long, value_name = "SECS")]
+    pub time_left: Option<f64>,
+    #[command(flatten)]
+    pub round: RoundArgs,
+}
+
+/// What `play --json` prints.
+#[derive(Serialize)]
+struct PlayJson {
+    phone: String,
+    board: String,
+    board_from: BoardSource,
+    bonuses: Option<String>,
+    route: String,
+    first_touch_ms: Option<f64>,
+    bot: RoundOutcome,
+}
+
+pub fn run(args: PlayArgs) -> anyhow::Result<()> {
+    let profile = chosen_profile(args.device.as_deref(), args.profile.as_deref())?
+        .ok_or_else(|| BadInput(anyhow::anyhow!("give --device NAME or --profile FILE")))?;
+    let opts = args.phone.options()?;
+    let typed = args.board.as_deref().map(game_board).transpose()?;
+    let time_left = args
+        .time_left
+        .map(|t| seconds("--time-left", t, 0.0))
+        .transpose()?;
+    let runtime = round_runtime()?;
+    let (played, phone_line, seen) = runtime.block_on(async {
+        let stop = ctrl_c_stops();
+        let phone = Phone::connect_server(&opts).await?;
+        let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
+        let seen = match typed {
+            Some(board) => Seen::typed(board),
+            None => see_or_ask(&phone, &profile, args.watch, &args.round, stop.clone()).await?,
+        };
+        let opts = EnterOptions {
+            route: args.round.route.map(Into::into),
+            time_left,
+        };
+        let played = enter(&phone, &profile, &seen, opts, &args.round, stop).await?;
+        let line = format!(
+            "{} ({}, sdk {}, {}x{}), profile {}",
+            phone.serial,
+            phone.model,
+            phone.sdk,
+            phone.screen.0,
+            phone.screen.1,
+            profile.name()
+        );
+        anyhow::Ok((played, line, seen))
+    })?;
+    let outcome = played.outcome;
+    let route = outcome.routes_text();
+    // From the start of this process: what a user waits before the game sees a finger.
+    let first_touch_ms = played
+        .first_touch
+        .map(|t| t.saturating_duration_since(*START).as_secs_f64() * 1e3);
+    if args.round.json {
+        print_json(&PlayJson {
+            phone: phone_line,
+            board: seen.board.to_string(),
+            board_from: seen.source,
+            bonuses: seen.bonus_text(),
+            route,
+            first_touch_ms,
+            bot: outcome.clone(),
+        })?;
+        return failed(&outcome);
+    }
+    println!(
+        "{phone_line}, board {}{} ({}), route {route}",
+        seen.board,
+        seen.bonus_text()
+            .map(|b| format!(" with {b}"))
+            .unwrap_or_default(),
+        match seen.source {
+            BoardSource::Typed => "typed",
+            BoardSource::Screen => "screen",
+            BoardSource::ScreenTyped => "screen, typed",
+        }
+    );
+    if let Some(ms) = first_touch_ms {
+        println!("first touch {ms:.0} ms after start");
+    }
+    println!(
+        "entered {} of {} words ({} points as scored by the solver) in {:.1} s, {} freezes, stopped: {:?}",
+        outcome.words_entered,
+        outcome.words_planned,
+        outcome.points_entered,
+        outcome.elapsed_secs,
+        outcome.freezes.len(),
+        outcome.stop
+    );
+    failed(&outcome)
+}
+
+/// Solves the board by the profile's rules and enters its words, with a progress bar for a
+/// person watching.
+pub(super) async fn enter(
+    phone: &Phone,
+    profile: &Profile,
+    seen: &Seen,
+    opts: EnterOptions,
+    round: &super::RoundArgs,
+    stop: watch::Receiver<bool>,
+) -> anyhow::Result<play::Played> {
+    let order: Order = round.order.into();
+    let words = play::plan_words(&Trie::enable(), profile, &seen.board, &seen.bonuses, order);
+    let bar = words_bar(round.show_progress(), words.len());
+    let played = play::enter(phone, profile, &words, opts, stop, &mut |e| {
+        show_event(round, &bar, e)
+    })
+    .await;
+    bar.finish_and_clear();
+    Ok(played?)
+}
+
+/// Reads the board on the phone's screen (with `watch`, once one shows). A board not read
+/// surely is never played: the screenshot is saved in the current directory, what was read is
+/// shown, and the letters are asked for on the terminal; without a terminal, `NotSure`.
+pub(super) async fn see_or_ask(
+    phone: &Phone,
+    profile: &Profile,
+    watch: bool,
+    round: &RoundArgs,
+    stop: watch::Receiver<bool>,
+) -> anyhow::Result<Seen> {
+    if watch && round.talk() {
+        eprintln!("waiting for a board on the screen (Ctrl-C to stop)");
+    }
+    let spinner = if watch && round.show_progress() {
+        indicatif::ProgressBar::new_spinner()
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let sight = play::see(phone, profile, watch, stop, &mut |e| {
+        show_event(round, &spinner, e)
+    })
+    .await;
+    spinner.finish_and_clear();
+    let (look, why) = match sight {
+        Ok(Sight::Sure { seen, .. }) => return Ok(seen),
+        Ok(Sight::Unsure { look, why }) => (look, why),
+        Err(play::PlayError::Stopped) => return Err(Interrupted.into()),
+        Err(e) => return Err(e.into()),
+    };
+    let saved = std::env::current_dir()
+        .map_err(anyhow::Error::from)
+        .and_then(|dir| Ok(play::save_screenshot(&look.image, &dir)?));
+    let saved_text = match &saved {
+        Ok(p) => format!("the screenshot is saved as {}", p.display()),
+        Err(e) => format!("cannot save the screenshot: {e:#}"),
+    };
+    if let Ok(r) = &look.reading {
+        eprint!(
+            "read on the screen ({}):\n{}",
+            look.timing(),
+            play::reading_text(r)
+        );
+    }
+    eprintln!("the board is not read surely: {why}; {saved_text}");
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() {
+        return Err(NotSure(format!(
+            "the board on the screen is not read surely ({why}); {saved_text}; give it with --board"
+        ))
+        .into());
+    }
+    // The letters typed, the badges read (when a grid was read at all).
+    let bonuses = look
+        .reading
+        .as_ref()
+        .map_or(scramblebot::Bonuses::none(), |r| r.bonuses());
+    let board = tokio::task::spawn_blocking(typed_board).await??;
+    Ok(Seen {
+        board,
+        bonuses,
+        source: BoardSource::ScreenTyped,
+    })
+}

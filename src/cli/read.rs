@@ -1,0 +1,159 @@
+//! `scramblebot read`: the board on a screenshot, tile by tile, or one JSON object.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use scramblebot::board::tile_name;
+use scramblebot::play::{reading_text, unsure_text};
+use scramblebot::score::Bonus;
+use scramblebot::vision::{self, grid::Grid, read};
+use serde::Serialize;
+
+use super::{BadInput, NotSure, chosen_profile, classifier_for};
+
+#[derive(clap::Args, Debug)]
+pub struct ReadArgs {
+    /// The screenshot.
+    pub image: PathBuf,
+    /// Use this device profile's grid instead of searching for one (as `play --device`).
+    #[arg(long, value_name = "NAME", conflicts_with = "profile")]
+    pub device: Option<String>,
+    /// Use this profile file's grid.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `read --json` prints for a board.
+#[derive(Serialize)]
+struct ReadJson<'a> {
+    image: &'a PathBuf,
+    board: String,
+    sure: bool,
+    tiles: Vec<TileJson>,
+    grid: GridJson,
+    ms: f64,
+}
+
+/// What `read --json` prints for a screen that is not a board.
+#[derive(Serialize)]
+struct RefusedJson<'a> {
+    image: &'a PathBuf,
+    board: Option<String>,
+    refused: String,
+    ms: f64,
+}
+
+#[derive(Serialize)]
+struct TileJson {
+    tile: &'static str,
+    confidence: f32,
+    runner_up: &'static str,
+    bonus: Option<Bonus>,
+}
+
+#[derive(Serialize)]
+struct GridJson {
+    centres: [(f32, f32); 16],
+    pitch: (f32, f32),
+    tile: f32,
+    tiles_seen: usize,
+    from_profile: Option<String>,
+}
+
+pub fn run(args: ReadArgs) -> anyhow::Result<()> {
+    let profile = chosen_profile(args.device.as_deref(), args.profile.as_deref())?;
+    let bytes = std::fs::read(&args.image)
+        .with_context(|| format!("cannot read {}", args.image.display()))
+        .map_err(BadInput)?;
+    let img = vision::decode(&bytes)
+        .with_context(|| args.image.display().to_string())
+        .map_err(BadInput)?;
+    let grid = match &profile {
+        Some(p) => {
+            let (w, h) = p.screen();
+            anyhow::ensure!(
+                (w, h) == img.dimensions(),
+                BadInput(anyhow::anyhow!(
+                    "the profile {} is for a {w}x{h} screen, the image is {}x{}",
+                    p.name(),
+                    img.width(),
+                    img.height()
+                ))
+            );
+            Some(Grid::from_centres(*p.centres(), p.tile()))
+        }
+        None => None,
+    };
+    let classifier = classifier_for(profile.as_ref())?;
+    let started = std::time::Instant::now();
+    let result = read::read(&img, grid.as_ref(), &classifier);
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    let reading = match result {
+        Ok(r) => r,
+        Err(e) => {
+            if args.json {
+                let refused = RefusedJson {
+                    image: &args.image,
+                    board: None,
+                    refused: e.to_string(),
+                    ms,
+                };
+                println!("{}", serde_json::to_string(&refused)?);
+            }
+            return Err(NotSure(format!("{}: {e}", args.image.display())).into());
+        }
+    };
+    let board = reading.board();
+    if args.json {
+        let g = &reading.grid;
+        let json = ReadJson {
+            image: &args.image,
+            board: board.to_string(),
+            sure: reading.sure(),
+            tiles: reading
+                .tiles
+                .iter()
+                .map(|t| TileJson {
+                    tile: tile_name(t.tile),
+                    confidence: t.confidence,
+                    runner_up: tile_name(t.runner_up),
+                    bonus: t.bonus,
+                })
+                .collect(),
+            grid: GridJson {
+                centres: g.centres,
+                pitch: g.pitch,
+                tile: g.tile,
+                tiles_seen: g.seen,
+                from_profile: profile.as_ref().map(|p| p.name().to_owned()),
+            },
+            ms,
+        };
+        println!("{}", serde_json::to_string(&json)?);
+    } else {
+        let mut out = std::io::stdout().lock();
+        write!(out, "{}", reading_text(&reading))?;
+        let g = &reading.grid;
+        writeln!(
+            out,
+            "board {board}; grid: first centre ({:.0}, {:.0}), pitch {:.1} x {:.1}, tile {:.0} px, {}; read in {ms:.1} ms",
+            g.centres[0].0,
+            g.centres[0].1,
+            g.pitch.0,
+            g.pitch.1,
+            g.tile,
+            match &profile {
+                Some(p) => format!("from profile {}", p.name()),
+                None => format!("found ({} of 16 tiles seen)", g.seen),
+            }
+        )?;
+    }
+    if !reading.sure() {
+        return Err(NotSure(format!("not sure of {}", unsure_text(&reading))).into());
+    }
+    Ok(())
+}

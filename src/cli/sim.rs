@@ -1,0 +1,139 @@
+//! `scramblebot sim`: a virtual phone on a loopback port, until Ctrl-C or SIGTERM; `tap X Y`
+//! on its terminal is a finger on its screen.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use scramblebot::sim::game::GameConfig;
+use scramblebot::sim::{Device, Model, Sim, SimConfig};
+
+use super::{ModelArg, game_board, seconds};
+
+#[derive(clap::Args, Debug)]
+pub struct SimArgs {
+    /// Loopback port its adbd listens on (0 picks a free one).
+    #[arg(long, default_value_t = 5555)]
+    pub port: u16,
+    /// Which phone to be: nexus7 (800x1280, Android 5.1), pixel (1080x2400, Android 13),
+    /// small (480x800, Android 4.4).
+    #[arg(long, value_enum, default_value_t = ModelArg::Nexus7)]
+    pub model: ModelArg,
+    /// The first round's board (16 letters, as `solve` takes them); default: rolled from
+    /// the seed.
+    #[arg(long, value_name = "LETTERS", conflicts_with = "seed")]
+    pub board: Option<String>,
+    /// Seed of the boards and bonus tiles.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Length of a round in seconds.
+    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    pub round_secs: f64,
+    /// Seconds one Freeze adds to the clock.
+    #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+    pub freeze_secs: f64,
+    /// Freezes allowed per round (default: unlimited).
+    #[arg(long, value_name = "N")]
+    pub freeze_uses: Option<u32>,
+    /// The game's frame interval: it sees the latest touch sample of each frame.
+    #[arg(long, default_value_t = 16.0, value_name = "MS")]
+    pub frame_ms: f64,
+    /// Start in the lobby (tap Play to start the round) instead of in a running round.
+    #[arg(long)]
+    pub lobby: bool,
+    /// JSON report of every stroke, the score, freezes and violations.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+pub fn run(args: SimArgs) -> anyhow::Result<()> {
+    let model: Model = args.model.into();
+    let board = args.board.as_deref().map(game_board).transpose()?;
+    let config = SimConfig {
+        model,
+        game: GameConfig {
+            board,
+            seed: args.seed,
+            round: seconds("--round-secs", args.round_secs, 1.0)?,
+            freeze: seconds("--freeze-secs", args.freeze_secs, 0.0)?,
+            freeze_uses: args.freeze_uses,
+            frame: seconds("--frame-ms", args.frame_ms / 1000.0, 0.001)?,
+            lobby: args.lobby,
+        },
+        report: args.report.clone(),
+    };
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
+    let sim = Sim::start(addr, config)
+        .with_context(|| format!("cannot listen on {addr} (is another phone or adb using it?)"))?;
+    let addr = sim.addr();
+    {
+        let report = sim.device().report();
+        let (_, name, _) = model.product();
+        println!(
+            "virtual {} ({name}, Android {}, sdk {}) listening on {addr}",
+            model.name(),
+            model.release(),
+            model.sdk()
+        );
+        println!(
+            "board {}  (screen: {:?}, round {} s)",
+            report.board, report.screen, args.round_secs
+        );
+    }
+    println!("connect:  adb connect {addr}   then   adb -s {addr} shell ...");
+    if let Some(path) = &args.report {
+        println!("report:   {}", path.display());
+    }
+    println!("touch:    type `tap X Y` (display pixels) and Enter here: a finger taps the screen");
+    println!("stop with Ctrl-C");
+    let _ = std::io::stdout().flush();
+    let device = Arc::clone(sim.device());
+    std::thread::Builder::new()
+        .name("finger".into())
+        .spawn(move || finger(&device))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r,
+            _ = term.recv() => Ok(()),
+        }
+    })?;
+    sim.device().write_report();
+    let report = sim.device().report();
+    eprintln!(
+        "stopped: score {} of {} possible, {} words, {} strokes, {} violations",
+        report.score,
+        report.max_score,
+        report.words,
+        report.strokes.len(),
+        report.violations.len()
+    );
+    Ok(())
+}
+
+/// The screen under a finger: what a person does to a phone (`calibrate --tap` reads it),
+/// from `tap X Y` lines on stdin.
+fn finger(device: &Device) {
+    for line in std::io::stdin().lines() {
+        let Ok(line) = line else { break };
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = match words.as_slice() {
+            ["tap", x, y] => x.parse::<f32>().ok().zip(y.parse::<f32>().ok()),
+            [] => continue,
+            _ => None,
+        };
+        let (w, h) = (device.layout().width, device.layout().height);
+        match at {
+            Some((x, y)) if (0.0..w as f32).contains(&x) && (0.0..h as f32).contains(&y) => {
+                device.finger_tap((x, y), Duration::from_millis(80));
+                println!("tapped ({x}, {y})");
+            }
+            _ => eprintln!("not understood: {line:?} (tap X Y, inside {w}x{h})"),
+        }
+    }
+}

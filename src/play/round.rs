@@ -1,0 +1,425 @@
+//! A round on a phone: the words in order, each entered once as one paced swipe, Freeze tapped
+//! every N seconds of round time (between words, never mid-swipe), until every word is in, the
+//! round clock (its length plus the freezes' extensions) runs out, or the caller stops it.
+//! When to freeze and whether a word fits is the pure `Schedule`'s call; this loop only keeps
+//! the time and talks to an `Entry` (the phone's input routes, or a recorder in tests).
+
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::schedule::{Pace, RoundSettings, Schedule};
+use crate::gesture::{self, Gesture};
+use crate::phone::PhoneError;
+use crate::profile::Profile;
+use crate::solve::Solution;
+
+/// One word to enter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedWord {
+    pub text: String,
+    pub points: u32,
+    /// Row-major tile indices of its path.
+    pub cells: Vec<usize>,
+}
+
+/// The words of a solution in its order, with their paths as tile indices.
+pub fn plan(solution: &Solution) -> Vec<PlannedWord> {
+    let side = solution.board().side();
+    solution
+        .words()
+        .map(|w| PlannedWord {
+            text: w.text(),
+            points: w.points(),
+            cells: w.path().iter().map(|p| p.row() * side + p.col()).collect(),
+        })
+        .collect()
+}
+
+/// Why the round ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    AllWords,
+    Clock,
+    Stopped,
+    /// The phone failed (gone, or refusing): see `RoundOutcome::error`.
+    Failed,
+}
+
+impl Stop {
+    /// As a person reads it in a summary.
+    pub fn text(self) -> &'static str {
+        match self {
+            Stop::AllWords => "every word entered",
+            Stop::Clock => "the clock ran out",
+            Stop::Stopped => "stopped by the user",
+            Stop::Failed => "the phone failed",
+        }
+    }
+}
+
+/// A route and the first word it entered.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RouteUse {
+    pub route: String,
+    pub from_word: usize,
+}
+
+/// What the bot did.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RoundOutcome {
+    pub words_planned: usize,
+    pub words_entered: usize,
+    /// Points of the entered words, as the solver scored them.
+    pub points_entered: u32,
+    /// Round time (the game clock's, which a freeze stops) of each Freeze tap, in seconds.
+    pub freezes: Vec<f64>,
+    pub elapsed_secs: f64,
+    pub stop: Stop,
+    /// The routes used, with the first word each entered (auto can hand over mid-round).
+    pub routes: Vec<RouteUse>,
+    /// Why the phone failed, when `stop` is `Failed`.
+    pub error: Option<String>,
+}
+
+impl RoundOutcome {
+    /// The routes as a person reads them: "monkey", "sendevent, monkey from word 9".
+    pub fn routes_text(&self) -> String {
+        self.routes
+            .iter()
+            .map(|r| match r.from_word {
+                0 => r.route.clone(),
+                n => format!("{} from word {}", r.route, n + 1),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Progress after each word.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    pub entered: usize,
+    pub planned: usize,
+    pub points: u32,
+    /// Time left on the round's clock.
+    pub left: Duration,
+}
+
+/// Where gestures go: the phone's input routes (`Injector`), or anything that takes a gesture
+/// the same way.
+#[allow(async_fn_in_trait)] // implemented and called with concrete types only
+pub trait Entry {
+    /// Whether words are entered as taps (one gesture per tile) rather than one swipe.
+    fn taps(&self) -> bool;
+    /// Between two words; `next_word` is the index of the word about to be entered.
+    async fn between_words(&mut self, next_word: usize);
+    /// Sends one gesture, paced by `sample`; false if `stop` cut it short (finger lifted).
+    async fn gesture(
+        &mut self,
+        g: &Gesture,
+        sample: Duration,
+        stop: &mut watch::Receiver<bool>,
+    ) -> Result<bool, PhoneError>;
+    /// Each route used so far, with the first word it entered.
+    fn routes(&self) -> Vec<RouteUse>;
+}
+
+/// Plays a round. `stop` turning true ends it between two samples. A phone failing mid-round
+/// ends it too (`Stop::Failed`), with what was entered until then; an error is returned only
+/// for a gesture that cannot be built, before any touch.
+pub async fn play_round(
+    entry: &mut impl Entry,
+    profile: &Profile,
+    settings: &RoundSettings,
+    words: &[PlannedWord],
+    mut stop: watch::Receiver<bool>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<RoundOutcome, gesture::GestureError> {
+    // Every gesture is built, and fence-checked, before the first touch. Tap entry makes a
+    // word several taps.
+    let gestures: Vec<Vec<Gesture>> = words
+        .iter()
+        .map(|w| {
+            if entry.taps() {
+                gesture::taps(profile, &w.cells)
+            } else {
+                gesture::swipe(profile, &w.cells).map(|g| vec![g])
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    let freeze = gesture::button(profile, "freeze")?;
+    let start = Instant::now();
+    let mut schedule = Schedule::new(settings.clone());
+    let mut outcome = RoundOutcome {
+        words_planned: words.len(),
+        words_entered: 0,
+        points_entered: 0,
+        freezes: Vec::new(),
+        elapsed_secs: 0.0,
+        stop: Stop::AllWords,
+        routes: Vec::new(),
+        error: None,
+    };
+    let mut pace = Pace::default();
+    for (i, (word, g)) in words.iter().zip(&gestures).enumerate() {
+        entry.between_words(i).await;
+        if *stop.borrow_and_update() {
+            outcome.stop = Stop::Stopped;
+            break;
+        }
+        let tap = pace.estimate(freeze.touches.len() as u32, settings.sample);
+        if let Some(round_time) = schedule.freeze_due(start.elapsed(), tap) {
+            if let Err(e) = entry.gesture(&freeze, settings.sample, &mut stop).await {
+                outcome.stop = Stop::Failed;
+                outcome.error = Some(e.to_string());
+                break;
+            }
+            schedule.froze(round_time);
+        }
+        // How long the word takes is judged by how long samples have taken so far on this
+        // route, with a margin.
+        let samples: u32 = g.iter().map(|part| part.touches.len() as u32).sum();
+        if !schedule.fits(start.elapsed(), pace.estimate(samples, settings.sample)) {
+            outcome.stop = Stop::Clock;
+            break;
+        }
+        let word_start = Instant::now();
+        let mut ended = None;
+        for part in g {
+            match entry.gesture(part, settings.sample, &mut stop).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    ended = Some((Stop::Stopped, None));
+                    break;
+                }
+                Err(e) => {
+                    ended = Some((Stop::Failed, Some(e.to_string())));
+                    break;
+                }
+            }
+        }
+        if let Some((why, error)) = ended {
+            outcome.stop = why;
+            outcome.error = error;
+            break;
+        }
+        pace.took(samples, word_start.elapsed());
+        outcome.words_entered += 1;
+        outcome.points_entered += word.points;
+        progress(Progress {
+            entered: outcome.words_entered,
+            planned: words.len(),
+            points: outcome.points_entered,
+            left: schedule.left(start.elapsed()),
+        });
+        if !settings.word_pause.is_zero() {
+            tokio::time::sleep(settings.word_pause).await;
+        }
+    }
+    outcome.freezes = schedule
+        .freezes()
+        .iter()
+        .map(Duration::as_secs_f64)
+        .collect();
+    outcome.elapsed_secs = start.elapsed().as_secs_f64();
+    outcome.routes = entry.routes();
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The loop under tokio's paused clock: time moves only when every task waits, so a
+    //! two-minute round runs in milliseconds and every instant is exact.
+    use super::*;
+    use crate::gesture::{Phase, Touch};
+    use crate::play::inject::{Finger, send};
+
+    /// A finger that records each touch with its time, and fails from touch `fail_at` on.
+    struct Recorder {
+        start: Instant,
+        touches: Vec<(Duration, Touch)>,
+        fail_at: Option<usize>,
+        first: Option<Instant>,
+    }
+
+    impl Recorder {
+        fn new(fail_at: Option<usize>) -> Recorder {
+            Recorder {
+                start: Instant::now(),
+                touches: Vec::new(),
+                fail_at,
+                first: None,
+            }
+        }
+    }
+
+    impl Finger for Recorder {
+        async fn touch(&mut self, t: Touch) -> Result<(), PhoneError> {
+            if self.fail_at.is_some_and(|n| self.touches.len() >= n) {
+                return Err(PhoneError::Timeout(
+                    "the pulled plug".into(),
+                    Duration::ZERO,
+                ));
+            }
+            // A sample takes the phone a little time to take.
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            self.touches.push((self.start.elapsed(), t));
+            Ok(())
+        }
+    }
+
+    impl Entry for Recorder {
+        fn taps(&self) -> bool {
+            false
+        }
+        async fn between_words(&mut self, _: usize) {}
+        async fn gesture(
+            &mut self,
+            g: &Gesture,
+            sample: Duration,
+            stop: &mut watch::Receiver<bool>,
+        ) -> Result<bool, PhoneError> {
+            let mut first = self.first;
+            let r = send(self, g, sample, stop, &mut first).await;
+            self.first = first;
+            r
+        }
+        fn routes(&self) -> Vec<RouteUse> {
+            vec![RouteUse {
+                route: "recorder".into(),
+                from_word: 0,
+            }]
+        }
+    }
+
+    fn profile() -> Profile {
+        Profile::built_in("nexus7").unwrap()
+    }
+
+    fn settings(round: f64, every: f64, adds: f64) -> RoundSettings {
+        RoundSettings {
+            round: Duration::from_secs_f64(round),
+            freeze_every: Duration::from_secs_f64(every),
+            freeze_adds: Duration::from_secs_f64(adds),
+            freeze_uses: None,
+            sample: Duration::from_millis(20),
+            word_pause: Duration::ZERO,
+        }
+    }
+
+    /// `n` words along the top row and back down the second (8 tiles each).
+    fn words(n: usize) -> Vec<PlannedWord> {
+        (0..n)
+            .map(|i| PlannedWord {
+                text: format!("w{i}"),
+                points: 3,
+                cells: vec![0, 1, 2, 3, 7, 6, 5, 4],
+            })
+            .collect()
+    }
+
+    /// The times of the Freeze taps' downs: touches at the Freeze button.
+    fn freeze_downs(r: &Recorder, p: &Profile) -> Vec<Duration> {
+        let f = p.freeze();
+        r.touches
+            .iter()
+            .filter(|(_, t)| t.phase == Phase::Down && (t.x as f32 - f.0).abs() < 1.0)
+            .map(|(at, _)| *at)
+            .collect()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_clock_ends_the_round_and_freezes_fall_on_schedule() {
+        let p = profile();
+        let s = settings(10.0, 3.0, 2.0);
+        let mut rec = Recorder::new(None);
+        let (_tx, stop) = watch::channel(false);
+        let mut seen = Vec::new();
+        let out = play_round(&mut rec, &p, &s, &words(1000), stop, &mut |pr| {
+            seen.push(pr)
+        })
+        .await
+        .unwrap();
+        assert_eq!(out.stop, Stop::Clock);
+        // Freezes at 3, 6, 9 s of round time (each within one word of when it fell due); the
+        // fourth would fall at 12 s of round time, 18 s from the start, after the clock
+        // (10 + 3 x 2 = 16 s) has ended.
+        assert_eq!(out.freezes.len(), 3, "{:?}", out.freezes);
+        for (k, f) in out.freezes.iter().enumerate() {
+            let due = 3.0 * (k + 1) as f64;
+            assert!((due..due + 0.5).contains(f), "freeze {k} at {f}");
+        }
+        assert_eq!(freeze_downs(&rec, &p).len(), 3);
+        // No touch after the clock: 10 s plus what the freezes added.
+        let deadline = Duration::from_secs(10 + 2 * out.freezes.len() as u64);
+        let last = rec.touches.last().unwrap();
+        assert!(last.0 < deadline, "{:?} after {deadline:?}", last.0);
+        assert_eq!(last.1.phase, Phase::Up);
+        // Progress after every word, counting up, the time left counting down...
+        assert_eq!(seen.len(), out.words_entered);
+        // ... rising only where a Freeze added to the clock.
+        let rises = seen.windows(2).filter(|w| w[1].left > w[0].left).count();
+        assert_eq!(rises, out.freezes.len());
+        assert_eq!(out.points_entered, 3 * out.words_entered as u32);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_word_in_before_the_clock_ends_the_round_early() {
+        let p = profile();
+        let s = settings(120.0, 30.0, 15.0);
+        let mut rec = Recorder::new(None);
+        let (_tx, stop) = watch::channel(false);
+        let out = play_round(&mut rec, &p, &s, &words(20), stop, &mut |_| {})
+            .await
+            .unwrap();
+        assert_eq!((out.stop, out.words_entered), (Stop::AllWords, 20));
+        assert!(out.freezes.is_empty(), "{:?}", out.freezes);
+        assert!(out.elapsed_secs < 30.0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stop_mid_word_lifts_the_finger() {
+        let p = profile();
+        let s = settings(120.0, 30.0, 15.0);
+        let mut rec = Recorder::new(None);
+        let (tx, stop) = watch::channel(false);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(1_010)).await;
+            let _ = tx.send(true);
+        });
+        let out = play_round(&mut rec, &p, &s, &words(1000), stop, &mut |_| {})
+            .await
+            .unwrap();
+        assert_eq!(out.stop, Stop::Stopped);
+        assert!(
+            (1.0..1.3).contains(&out.elapsed_secs),
+            "{}",
+            out.elapsed_secs
+        );
+        let downs = rec.touches.iter().filter(|t| t.1.phase == Phase::Down);
+        let ups = rec.touches.iter().filter(|t| t.1.phase == Phase::Up);
+        assert_eq!(downs.count(), ups.count(), "every down has its up");
+        assert_eq!(rec.touches.last().unwrap().1.phase, Phase::Up);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failing_phone_ends_the_round_with_what_was_entered() {
+        let p = profile();
+        let s = settings(120.0, 30.0, 15.0);
+        let per_word = gesture::swipe(&p, &words(1)[0].cells)
+            .unwrap()
+            .touches
+            .len();
+        // Fails on the fourth word's third touch.
+        let mut rec = Recorder::new(Some(per_word * 3 + 2));
+        let (_tx, stop) = watch::channel(false);
+        let out = play_round(&mut rec, &p, &s, &words(10), stop, &mut |_| {})
+            .await
+            .unwrap();
+        assert_eq!((out.stop, out.words_entered), (Stop::Failed, 3));
+        assert!(out.error.unwrap().contains("the pulled plug"));
+    }
+}
