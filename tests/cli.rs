@@ -487,7 +487,7 @@ fn play_enters_every_word_through_debians_adb_server() {
     // Two phones attached: the user must say which.
     let small = sims[1].addr().to_string();
     assert!(server.adb(&["connect", &small]).status.success());
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    server.wait_for_device(&small);
     let out = play(&["--device", "small", "--board", &board]);
     fails_with(&out, 1, "several phones", "two phones");
     // A profile for another screen shape is refused before any touch.
@@ -635,7 +635,12 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     .stderr(std::process::Stdio::piped())
     .spawn()
     .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // The bot has looked at the lobby (twice: it read the first look) and touched nothing.
+    let waited = std::time::Instant::now();
+    while lobby.device().report().screenshots < 2 {
+        assert!(waited.elapsed().as_secs() < 30, "play --watch never looked");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     assert!(lobby.device().game().strokes().is_empty());
     let play = Layout::of(Model::Nexus7).play;
     let (x, y) = ((play.x0 + play.x1) / 2.0, (play.y0 + play.y1) / 2.0);

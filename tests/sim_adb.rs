@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::{AdbServer, Host, start};
 use scramblebot::sim::Model;
-use scramblebot::sim::wire::{Command, MAX_PAYLOAD, Message, VERSION};
+use scramblebot::wire::{Command, MAX_PAYLOAD, Message, VERSION};
 
 #[test]
 fn handshake_and_shell_over_raw_tcp() {
@@ -283,8 +283,17 @@ fn adb_client_through_the_adb_server() {
         let result = (|| -> Result<(String, (u32, u32)), adb_client::RustADBError> {
             let mut adb = ADBServer::new(server_addr);
             adb.connect_device(addr)?;
-            std::thread::sleep(Duration::from_millis(300));
-            let mut device = adb.get_device_by_name(&addr.to_string())?;
+            // Until the server has finished the handshake, the device is not listed.
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            let mut device = loop {
+                match adb.get_device_by_name(&addr.to_string()) {
+                    Ok(d) => break d,
+                    Err(_) if std::time::Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    Err(e) => return Err(e),
+                }
+            };
             let mut out = Vec::new();
             device.shell_command(&"getprop ro.product.model", Some(&mut out), None)?;
             let img = device.framebuffer_inner()?;

@@ -8,16 +8,17 @@
 //! messages' worth of memory per stream, and bad traffic ends only the connection it came on.
 
 use std::collections::HashMap;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::TrySendError;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use super::Device;
+use super::device::Device;
 use super::service::{self, Service};
-use super::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION, WireError};
+use super::stream::Link;
+use crate::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION, WireError};
 
 /// Streams one connection may hold open at once; more are refused, as a busy adbd would.
 const MAX_STREAMS: usize = 64;
@@ -131,43 +132,8 @@ pub enum ConnectionError {
     Io(#[from] io::Error),
 }
 
-/// The part of a connection that stream threads share: the socket's write side and the state
-/// of every open stream.
-struct Link {
-    socket: Mutex<TcpStream>,
-    max_payload: AtomicUsize,
-    streams: Mutex<HashMap<u32, StreamState>>,
-    /// Signalled when a stream is acknowledged or closed.
-    changed: Condvar,
-}
-
-struct StreamState {
-    /// Our last write has not been acknowledged yet.
-    waiting: bool,
-    /// Where the host's writes go; dropping it is the service's end of input.
-    input: SyncSender<Vec<u8>>,
-}
-
-impl Link {
-    fn send(&self, m: &Message) -> io::Result<()> {
-        lock(&self.socket).write_all(&m.encode())
-    }
-
-    /// Ends every stream (the connection is gone): their services see end of input and
-    /// failing writes, and finish.
-    fn close_all(&self) {
-        lock(&self.streams).clear();
-        self.changed.notify_all();
-    }
-}
-
 fn serve(socket: &TcpStream, device: Arc<Device>) -> Result<(), ConnectionError> {
-    let link = Arc::new(Link {
-        socket: Mutex::new(socket.try_clone()?),
-        max_payload: AtomicUsize::new(4096),
-        streams: Mutex::new(HashMap::new()),
-        changed: Condvar::new(),
-    });
+    let link = Arc::new(Link::new(socket.try_clone()?));
     let mut conn = Connection {
         device,
         link: link.clone(),
@@ -213,7 +179,7 @@ impl Connection {
             link.close_all();
             self.connected = true;
             let max = (msg.arg1.min(MAX_PAYLOAD) as usize).max(256);
-            link.max_payload.store(max, Ordering::SeqCst);
+            link.set_max_payload(max);
             link.send(&Message::new(
                 Command::CNXN,
                 VERSION,
@@ -230,29 +196,16 @@ impl Connection {
             Command::OPEN => self.open(msg.arg0, &msg.payload)?,
             Command::OKAY => {
                 self.check_known(msg.command, msg.arg1)?;
-                if let Some(s) = lock(&link.streams).get_mut(&msg.arg1) {
-                    s.waiting = false;
-                }
-                link.changed.notify_all();
+                link.acknowledged(msg.arg1);
             }
             Command::WRTE => {
                 self.check_known(msg.command, msg.arg1)?;
-                let streams = lock(&link.streams);
-                if let Some(s) = streams.get(&msg.arg1) {
-                    match s.input.try_send(msg.payload) {
-                        Ok(()) => {}
-                        // The service has finished reading; its stream is about to close.
-                        Err(TrySendError::Disconnected(_)) => {}
-                        Err(TrySendError::Full(_)) => {
-                            return Err(ConnectionError::Flooded(msg.arg1));
-                        }
-                    }
-                }
+                link.deliver(msg.arg1, msg.payload)
+                    .map_err(|_| ConnectionError::Flooded(msg.arg1))?;
             }
             Command::CLSE => {
                 self.check_known(msg.command, msg.arg1)?;
-                lock(&link.streams).remove(&msg.arg1);
-                link.changed.notify_all();
+                link.closed_by_host(msg.arg1);
             }
             // We never ask for authentication or TLS, so a host has no reason to send these.
             _ => tracing::debug!("ignoring {msg:?}"),
@@ -280,7 +233,7 @@ impl Connection {
         let Some(service) = Service::parse(&name, self.device.model()) else {
             return Ok(refuse("not offered")?);
         };
-        if lock(&self.link.streams).len() >= MAX_STREAMS {
+        if self.link.open_streams() >= MAX_STREAMS {
             return Ok(refuse("too many open streams")?);
         }
         // A device-side socket must have a listener before the stream exists.
@@ -293,25 +246,9 @@ impl Connection {
         };
         let local = self.next_id;
         self.next_id += 1;
-        let (tx, rx) = std::sync::mpsc::sync_channel(INPUT_QUEUE);
-        lock(&self.link.streams).insert(
-            local,
-            StreamState {
-                waiting: false,
-                input: tx,
-            },
-        );
+        let io = self.link.open_stream(local, remote, INPUT_QUEUE);
         self.link
             .send(&Message::new(Command::OKAY, local, remote, Vec::new()))?;
-        let io = StreamIo {
-            link: self.link.clone(),
-            local,
-            remote,
-            input: rx,
-            read_buf: Vec::new(),
-            read_pos: 0,
-            write_buf: Vec::new(),
-        };
         if let Some(listener) = listener {
             // The stream becomes the accepted socket of whatever listens on the port.
             // A listener with a full backlog refuses, like a real one: the stream just closes.
@@ -330,125 +267,5 @@ impl Connection {
             tracing::warn!("cannot start a service thread: {e}");
         }
         Ok(())
-    }
-}
-
-/// One stream, from the device's side: what the host writes is read, what is written goes to
-/// the host (buffered until `flush`, a full payload, or the end). Dropping it closes the
-/// stream. Reads return end of input once the host closes the stream or the connection ends;
-/// writes then fail with `BrokenPipe`.
-pub struct StreamIo {
-    link: Arc<Link>,
-    local: u32,
-    remote: u32,
-    input: Receiver<Vec<u8>>,
-    read_buf: Vec<u8>,
-    read_pos: usize,
-    write_buf: Vec<u8>,
-}
-
-impl StreamIo {
-    /// The host has closed this stream (or its connection).
-    pub fn is_closed(&self) -> bool {
-        !lock(&self.link.streams).contains_key(&self.local)
-    }
-
-    fn accept_input(&mut self, chunk: Vec<u8>) -> io::Result<()> {
-        self.read_buf = chunk;
-        self.read_pos = 0;
-        // Acknowledged only now that it is ours: this is the host's flow control.
-        self.link.send(&Message::new(
-            Command::OKAY,
-            self.local,
-            self.remote,
-            Vec::new(),
-        ))
-    }
-
-    /// Sends one payload once the host has acknowledged the last.
-    fn send_chunk(&self, chunk: &[u8]) -> io::Result<()> {
-        let mut streams = lock(&self.link.streams);
-        loop {
-            match streams.get_mut(&self.local) {
-                None => return Err(io::ErrorKind::BrokenPipe.into()),
-                Some(s) if !s.waiting => {
-                    s.waiting = true;
-                    break;
-                }
-                Some(_) => {
-                    streams = self
-                        .link
-                        .changed
-                        .wait(streams)
-                        .unwrap_or_else(|e| e.into_inner());
-                }
-            }
-        }
-        drop(streams);
-        self.link.send(&Message::new(
-            Command::WRTE,
-            self.local,
-            self.remote,
-            chunk.to_vec(),
-        ))
-    }
-
-    fn max_payload(&self) -> usize {
-        self.link.max_payload.load(Ordering::SeqCst)
-    }
-}
-
-impl Read for StreamIo {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.read_pos >= self.read_buf.len() {
-            // Whatever we wrote must reach the host before we wait for its answer.
-            self.flush()?;
-            match self.input.recv() {
-                Ok(chunk) => self.accept_input(chunk)?,
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.read_buf.len() - self.read_pos);
-        buf[..n].copy_from_slice(&self.read_buf[self.read_pos..self.read_pos + n]);
-        self.read_pos += n;
-        Ok(n)
-    }
-}
-
-impl Write for StreamIo {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let max = self.max_payload();
-        self.write_buf.extend_from_slice(buf);
-        while self.write_buf.len() >= max {
-            let rest = self.write_buf.split_off(max);
-            let full = std::mem::replace(&mut self.write_buf, rest);
-            self.send_chunk(&full)?;
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        if self.write_buf.is_empty() {
-            return Ok(());
-        }
-        let out = std::mem::take(&mut self.write_buf);
-        self.send_chunk(&out)
-    }
-}
-
-impl Drop for StreamIo {
-    fn drop(&mut self) {
-        let _ = self.flush();
-        // Closed without waiting for the last acknowledgement, as adbd does; not at all if the
-        // host closed it first.
-        if lock(&self.link.streams).remove(&self.local).is_some() {
-            self.link.changed.notify_all();
-            let _ = self.link.send(&Message::new(
-                Command::CLSE,
-                self.local,
-                self.remote,
-                Vec::new(),
-            ));
-        }
     }
 }

@@ -222,6 +222,8 @@ pub struct Game {
     violations: Vec<Violation>,
     rounds: Vec<RoundSummary>,
     first_screenshot: Option<Duration>,
+    /// Screenshots taken (a bot watching for a board takes several a second).
+    screenshots: u64,
     first_touch: Option<Duration>,
     /// The first touch that came after the first screenshot.
     first_touch_seen: Option<Duration>,
@@ -260,6 +262,7 @@ impl Game {
             violations: Vec::new(),
             rounds: Vec::new(),
             first_screenshot: None,
+            screenshots: 0,
             first_touch: None,
             first_touch_seen: None,
             current: None,
@@ -388,8 +391,9 @@ impl Game {
     /// What the screen shows at `now`; a screenshot also starts the "first touch" timer.
     pub fn view(&mut self, now: Duration, screenshot: bool) -> View {
         self.tick(now);
-        if screenshot && self.first_screenshot.is_none() {
-            self.first_screenshot = Some(now);
+        if screenshot {
+            self.screenshots += 1;
+            self.first_screenshot.get_or_insert(now);
         }
         View {
             screen: self.screen,
@@ -709,6 +713,7 @@ impl Game {
             words_possible: self.words_possible,
             found,
             first_screenshot_ms: self.first_screenshot.map(ms),
+            screenshots: self.screenshots,
             first_touch_ms: self.first_touch.map(ms),
             first_touch_after_screenshot_ms: after,
             freezes: self.freezes.clone(),
@@ -742,6 +747,8 @@ pub struct Report {
     /// The words accepted, sorted.
     pub found: Vec<String>,
     pub first_screenshot_ms: Option<f64>,
+    /// Screenshots taken since the phone started.
+    pub screenshots: u64,
     pub first_touch_ms: Option<f64>,
     pub first_touch_after_screenshot_ms: Option<f64>,
     pub freezes: Vec<FreezeRecord>,
@@ -761,7 +768,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Model;
+    use crate::sim::model::Model;
 
     fn game(board: &str) -> Game {
         let config = GameConfig {

@@ -3,7 +3,7 @@
 //! the lobby and results screens, and the header. The referee hit-tests touches against it
 //! and the renderer draws from it, so the two can never disagree. Pure geometry.
 
-use super::Model;
+use super::model::Model;
 
 /// Tiles per side of the game's grid.
 pub const SIDE: usize = 4;

@@ -467,7 +467,7 @@ fn place(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Model;
+    use crate::sim::model::Model;
 
     fn view(screen: Screen) -> View {
         View {

@@ -6,9 +6,11 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use super::adbd::StreamIo;
+use super::device::Device;
+use super::model::Model;
 use super::shell::{self, Framing};
-use super::{Device, Model, sync};
+use super::stream::StreamIo;
+use super::sync;
 
 /// A service a host can open.
 #[derive(Clone, Debug, PartialEq, Eq)]

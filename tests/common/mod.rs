@@ -9,8 +9,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::Command as Process;
 use std::time::{Duration, Instant};
 
-use scramblebot::sim::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION};
 use scramblebot::sim::{Model, Sim, SimConfig};
+use scramblebot::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION};
 
 pub fn start(model: Model) -> Sim {
     let config = SimConfig {
@@ -139,6 +139,22 @@ impl AdbServer {
         );
         Some(server)
     }
+    /// Waits until the server lists `serial` as a device ready for use.
+    pub fn wait_for_device(&self, serial: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let out = self.adb(&["devices"]);
+            let listed = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == [serial, "device"]);
+            if listed {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{serial} never became ready");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn adb(&self, args: &[&str]) -> std::process::Output {
         Process::new("adb")
             .args(args)

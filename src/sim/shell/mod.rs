@@ -12,11 +12,15 @@ use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::Device;
-use super::adbd::StreamIo;
-use super::input;
+pub mod ctx;
+pub mod input;
+
+use crate::sim::device::Device;
+use crate::sim::model::Model;
+use crate::sim::stream::StreamIo;
+pub use ctx::Ctx;
 
 /// How a shell's output is framed on its stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,34 +129,6 @@ impl Write for Target {
         match self {
             Target::Term(t, _) => t.borrow_mut().io.flush(),
             _ => Ok(()),
-        }
-    }
-}
-
-/// What a command runs with.
-pub struct Ctx<'a> {
-    pub device: &'a Arc<Device>,
-    pub out: &'a mut dyn Write,
-    pub err: &'a mut dyn Write,
-    pub stdin: &'a mut dyn Read,
-    /// False once the host has gone (the stream closed): long commands stop.
-    pub alive: &'a dyn Fn() -> bool,
-}
-
-impl Ctx<'_> {
-    /// Sleeps `d`, or less if the host goes away; false if it did.
-    pub fn sleep(&mut self, d: Duration) -> bool {
-        let _ = self.out.flush();
-        let end = Instant::now() + d;
-        loop {
-            if !(self.alive)() {
-                return false;
-            }
-            let left = end.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return true;
-            }
-            std::thread::sleep(left.min(Duration::from_millis(50)));
         }
     }
 }
@@ -733,7 +709,7 @@ fn wm(ctx: &mut Ctx, args: &[String]) -> i32 {
 }
 
 /// The system properties a phone reports.
-fn properties(model: super::Model) -> Vec<(&'static str, String)> {
+fn properties(model: Model) -> Vec<(&'static str, String)> {
     let (name, product, device) = model.product();
     vec![
         ("ro.build.version.release", model.release().to_owned()),
@@ -773,22 +749,13 @@ fn settings(ctx: &mut Ctx, args: &[String]) -> i32 {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match words.as_slice() {
         ["put", ns, key, value, ..] if namespaces.contains(ns) => {
-            let mut s = ctx
-                .device
-                .settings
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            s.insert(format!("{ns}/{key}"), (*value).to_owned());
+            ctx.device
+                .set_setting(format!("{ns}/{key}"), (*value).to_owned());
             0
         }
         ["get", ns, key] if namespaces.contains(ns) => {
-            let s = ctx
-                .device
-                .settings
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let v = s.get(&format!("{ns}/{key}")).map_or("null", String::as_str);
-            let _ = writeln!(ctx.out, "{v}");
+            let v = ctx.device.setting(&format!("{ns}/{key}"));
+            let _ = writeln!(ctx.out, "{}", v.as_deref().unwrap_or("null"));
             0
         }
         _ => {
@@ -904,7 +871,7 @@ fn crlf(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Model, SimConfig};
+    use crate::sim::device::SimConfig;
 
     fn words(script: &str) -> Vec<Token> {
         tokenize(script)
