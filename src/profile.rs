@@ -889,7 +889,7 @@ impl Profile {
                 file: name.to_owned(),
                 line: None,
                 message: "not a device name".into(),
-                hint: Some("letters, digits, - and _; or give a file with --profile".into()),
+                hint: Some("letters, digits, - and _".into()),
             });
         }
         let mut tried: Vec<PathBuf> = vec![cwd.join("devices")];

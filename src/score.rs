@@ -207,7 +207,7 @@ pub struct Rules {
 pub enum RulesError {
     #[error("minimum word length {0} is out of range: it must be 1 to {MAX_LETTERS}")]
     MinLen(usize),
-    #[error("{0} rules have no bonus tiles: use --rules scramble with --bonus")]
+    #[error("{0} rules have no bonus tiles")]
     NoBonuses(&'static str),
 }
 

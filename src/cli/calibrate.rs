@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use anyhow::Context;
 use scramblebot::calibrate::probe::{self, ProbeError};
 use scramblebot::calibrate::{self, CalibrateError, SaveError};
-use scramblebot::phone::Phone;
 use scramblebot::play::unsure_text;
 use scramblebot::profile::{Glyphs, Profile};
 use scramblebot::vision::glyph::Classifier;
@@ -98,7 +97,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         None => {
             let opts = args.phone.options()?;
             let probed = round_runtime()?.block_on(async {
-                let phone = Phone::connect_server(&opts).await?;
+                let phone = super::connect(&opts).await?;
                 let ask = &mut |limit: std::time::Duration| {
                     eprintln!(
                         "Tap the Freeze button on the phone (waiting {} s)...",

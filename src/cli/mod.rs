@@ -326,6 +326,22 @@ fn typed_board() -> Result<Board, BadInput> {
     game_board(&line)
 }
 
+/// Connects to the phone through the adb server, with the flags that fix a refusal.
+async fn connect(
+    opts: &scramblebot::phone::ServerOptions,
+) -> anyhow::Result<scramblebot::phone::Phone> {
+    use scramblebot::phone::{Phone, PhoneError};
+    Phone::connect_server(opts).await.map_err(|e| match e {
+        e @ PhoneError::NoDevice => {
+            anyhow::anyhow!("{e} (plug one in, or --connect HOST:PORT)")
+        }
+        e @ PhoneError::SeveralDevices { .. } => {
+            anyhow::anyhow!("{e}: pick one with -s SERIAL or ANDROID_SERIAL")
+        }
+        e => e.into(),
+    })
+}
+
 /// The runtime a round runs on: the round loop, the phone's I/O, the Ctrl-C watcher.
 fn round_runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
@@ -362,7 +378,14 @@ fn chosen_profile(
                 .map(PathBuf::from)
                 .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
                 .map(|d| d.join("scramblebot"));
-            Some(Profile::find(name, &cwd, config.as_deref()).map_err(bad)?)
+            let found = Profile::find(name, &cwd, config.as_deref());
+            Some(found.map_err(|e| match e.line {
+                // Not a profile's refusal but the name's: the flag that takes a file instead.
+                None if !Profile::valid_name(name) => {
+                    BadInput(anyhow::anyhow!("{e}; or give a file with --profile"))
+                }
+                _ => bad(e),
+            })?)
         }
         (None, None) => None,
     })

@@ -13,8 +13,9 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 use super::{
-    BadInput, Interrupted, NotSure, PhoneArgs, RoundArgs, START, chosen_profile, ctrl_c_stops,
-    failed, game_board, print_json, round_runtime, seconds, show_event, typed_board, words_bar,
+    BadInput, Interrupted, NotSure, PhoneArgs, RoundArgs, START, chosen_profile, connect,
+    ctrl_c_stops, failed, game_board, print_json, round_runtime, seconds, show_event, typed_board,
+    words_bar,
 };
 
 #[derive(clap::Args, Debug)]
@@ -73,7 +74,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let runtime = round_runtime()?;
     let (played, phone_line, seen) = runtime.block_on(async {
         let stop = ctrl_c_stops();
-        let phone = Phone::connect_server(&opts).await?;
+        let phone = connect(&opts).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
         let seen = match typed {
             Some(board) => Seen::typed(board),

@@ -7,7 +7,7 @@ use scramblebot::board::tile_name;
 use scramblebot::{Board, Bonuses, Order, Rules, Solution, Solver};
 use serde::Serialize;
 
-use super::{DictArgs, OrderArg, RulesArg, bad, load_dictionary, micros};
+use super::{BadInput, DictArgs, OrderArg, RulesArg, bad, load_dictionary, micros};
 
 #[derive(clap::Args, Debug)]
 pub struct SolveArgs {
@@ -87,7 +87,9 @@ pub fn run(args: SolveArgs) -> anyhow::Result<()> {
         Some(text) => Bonuses::parse(text, &board).map_err(bad)?,
         None => Bonuses::none(),
     };
-    rules.check_bonuses(&bonuses).map_err(bad)?;
+    rules
+        .check_bonuses(&bonuses)
+        .map_err(|e| BadInput(anyhow::anyhow!("{e}: use --rules scramble with --bonus")))?;
     let dict = load_dictionary(&args.dict)?;
 
     let solve_start = Instant::now();

@@ -91,7 +91,7 @@ impl Direct {
         let answer = tokio::time::timeout(HANDSHAKE, next_message(&mut read, &mut decoder))
             .await
             .map_err(|_| DirectError::Silent(addr))?
-            .map_err(|e| DirectError::NotAdb(addr, e))?;
+            .map_err(|e| DirectError::NotAdb(addr, e.to_string()))?;
         if answer.command == Command::AUTH {
             return Err(DirectError::Unauthorized(addr));
         }
@@ -151,22 +151,30 @@ impl Direct {
     }
 }
 
+/// Why no message came from the phone.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error(transparent)]
+    Wire(#[from] crate::wire::WireError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("the connection closed")]
+    Closed,
+}
+
 async fn next_message(
     read: &mut tokio::net::tcp::OwnedReadHalf,
     decoder: &mut Decoder,
-) -> Result<Message, String> {
+) -> Result<Message, ReadError> {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        if let Some(m) = decoder.decode().map_err(|e| e.to_string())? {
+        if let Some(m) = decoder.decode()? {
             return Ok(m);
         }
         let want = decoder.wanted().min(buf.len());
-        let n = read
-            .read(&mut buf[..want])
-            .await
-            .map_err(|e| e.to_string())?;
+        let n = read.read(&mut buf[..want]).await?;
         if n == 0 {
-            return Err("the connection closed".into());
+            return Err(ReadError::Closed);
         }
         decoder.feed(&buf[..n]);
     }

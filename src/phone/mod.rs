@@ -30,38 +30,55 @@ const MONKEY_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the monkey may take to start listening (a JVM start, slow on old phones).
 const MONKEY_START: Duration = Duration::from_secs(15);
 
+/// Why talking to a phone failed. Every variant carries what a caller needs to say what
+/// happened or to act on it; none names a command-line flag (the CLI adds those hints).
 #[derive(Debug, thiserror::Error)]
 pub enum PhoneError {
     #[error(transparent)]
     Adb(#[from] DirectError),
-    #[error("the phone did not answer {0} within {1:?}")]
-    Timeout(String, Duration),
-    #[error("unexpected answer to {0}: {1:?}")]
-    Unexpected(String, String),
-    #[error("the monkey refused {0:?}: {1}")]
-    Monkey(String, String),
+    #[error("the phone did not answer {what} within {limit:?}")]
+    Timeout { what: String, limit: Duration },
+    #[error("unexpected answer to {asked}: {answer:?}")]
+    Unexpected { asked: String, answer: String },
+    #[error("the monkey refused {command:?}: {answer}")]
+    Monkey { command: String, answer: String },
     #[error(
-        "no adb server answers at {0} and none could be started (is `adb` installed? `apt-get install adb`): {1}"
+        "no adb server answers at {server} and none could be started (is `adb` installed? `apt-get install adb`): {why}"
     )]
-    NoServer(SocketAddrV4, String),
-    #[error("no phone is attached to the adb server (plug one in, or `--connect HOST:PORT`)")]
+    NoServer { server: SocketAddrV4, why: String },
+    #[error("no phone is attached to the adb server")]
     NoDevice,
-    #[error("several phones are attached ({0}): pick one with -s SERIAL or ANDROID_SERIAL")]
-    SeveralDevices(String),
-    #[error("no phone {0} is attached to the adb server (attached: {1})")]
-    NotAttached(String, String),
-    #[error("phone {0} is unauthorized: unlock it and accept this computer's key")]
-    Unauthorized(String),
-    #[error("phone {0} is {1}, not ready (wait for it, or reconnect it)")]
-    NotReady(String, String),
-    #[error("the adb server cannot connect to {0}: {1}")]
-    Connect(SocketAddrV4, String),
-    #[error("adb server: {0}")]
-    AdbServer(String),
-    #[error("the {0} route cannot be used on this phone: {1}")]
-    Route(&'static str, String),
-    #[error("the screenshot from {0} is unreadable: {1}")]
-    Screenshot(&'static str, crate::vision::VisionError),
+    #[error("several phones are attached ({})", list(.attached))]
+    SeveralDevices { attached: Vec<String> },
+    #[error("no phone {serial} is attached to the adb server (attached: {})", list(.attached))]
+    NotAttached {
+        serial: String,
+        attached: Vec<String>,
+    },
+    #[error("phone {serial} is unauthorized: unlock it and accept this computer's key")]
+    Unauthorized { serial: String },
+    #[error("phone {serial} is {state}, not ready (wait for it, or reconnect it)")]
+    NotReady { serial: String, state: String },
+    #[error("the adb server cannot connect to {addr}: {why}")]
+    Connect { addr: SocketAddrV4, why: String },
+    #[error("adb server: {call}: {why}")]
+    AdbServer { call: String, why: String },
+    #[error("the {route} route cannot be used on this phone: {why}")]
+    Route { route: &'static str, why: String },
+    #[error("the screenshot from {service} is unreadable: {source}")]
+    Screenshot {
+        service: &'static str,
+        source: crate::vision::VisionError,
+    },
+}
+
+/// "a, b" (or "none").
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(", ")
+    }
 }
 
 /// Runs a blocking adb_client call on a blocking thread, bounded by `limit`. (A call that
@@ -73,9 +90,18 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, PhoneError> {
     let task = tokio::task::spawn_blocking(f);
     match tokio::time::timeout(limit, task).await {
-        Err(_) => Err(PhoneError::Timeout(what.to_owned(), limit)),
-        Ok(Err(join)) => Err(PhoneError::AdbServer(format!("{what}: {join}"))),
-        Ok(Ok(r)) => r.map_err(|e| PhoneError::AdbServer(format!("{what}: {e}"))),
+        Err(_) => Err(PhoneError::Timeout {
+            what: what.to_owned(),
+            limit,
+        }),
+        Ok(Err(join)) => Err(PhoneError::AdbServer {
+            call: what.to_owned(),
+            why: join.to_string(),
+        }),
+        Ok(Ok(r)) => r.map_err(|e| PhoneError::AdbServer {
+            call: what.to_owned(),
+            why: e.to_string(),
+        }),
     }
 }
 
@@ -86,7 +112,7 @@ async fn devices(server: SocketAddrV4) -> Result<Vec<DeviceShort>, PhoneError> {
     })
     .await
     .map_err(|e| match e {
-        PhoneError::AdbServer(m) => PhoneError::NoServer(server, m),
+        PhoneError::AdbServer { why, .. } => PhoneError::NoServer { server, why },
         other => other,
     })
 }
@@ -117,7 +143,10 @@ async fn bounded<T>(
 ) -> Result<T, PhoneError> {
     tokio::time::timeout(limit, f)
         .await
-        .map_err(|_| PhoneError::Timeout(what.to_owned(), limit))?
+        .map_err(|_| PhoneError::Timeout {
+            what: what.to_owned(),
+            limit,
+        })?
 }
 
 /// A connected phone (a clone shares the connection).
@@ -161,7 +190,7 @@ impl Phone {
             })
             .await
             .map_err(|e| match e {
-                PhoneError::AdbServer(m) => PhoneError::Connect(target, m),
+                PhoneError::AdbServer { why, .. } => PhoneError::Connect { addr: target, why },
                 other => other,
             })?;
         }
@@ -173,33 +202,38 @@ impl Phone {
         let started = tokio::time::Instant::now();
         let serial = loop {
             let devices = devices(server).await?;
-            let listed = devices
+            let listed: Vec<String> = devices
                 .iter()
                 .map(|d| format!("{} {}", d.identifier, d.state))
-                .collect::<Vec<_>>()
-                .join(", ");
+                .collect();
             let chosen = match &wanted {
-                Some(w) => devices
-                    .iter()
-                    .find(|d| &d.identifier == w)
-                    .ok_or_else(|| PhoneError::NotAttached(w.clone(), listed.clone())),
+                Some(w) => devices.iter().find(|d| &d.identifier == w).ok_or_else(|| {
+                    PhoneError::NotAttached {
+                        serial: w.clone(),
+                        attached: listed.clone(),
+                    }
+                }),
                 None => match devices.as_slice() {
                     [] => Err(PhoneError::NoDevice),
                     [one] => Ok(one),
-                    _ => Err(PhoneError::SeveralDevices(listed.clone())),
+                    _ => Err(PhoneError::SeveralDevices {
+                        attached: listed.clone(),
+                    }),
                 },
             };
             let waiting = started.elapsed() < Duration::from_secs(5);
             match chosen {
                 Ok(d) if d.state == DeviceState::Device => break d.identifier.clone(),
                 Ok(d) if d.state == DeviceState::Unauthorized => {
-                    return Err(PhoneError::Unauthorized(d.identifier.clone()));
+                    return Err(PhoneError::Unauthorized {
+                        serial: d.identifier.clone(),
+                    });
                 }
                 Ok(d) if !waiting => {
-                    return Err(PhoneError::NotReady(
-                        d.identifier.clone(),
-                        d.state.to_string(),
-                    ));
+                    return Err(PhoneError::NotReady {
+                        serial: d.identifier.clone(),
+                        state: d.state.to_string(),
+                    });
                 }
                 Err(e) if !waiting || opts.connect.is_none() => return Err(e),
                 _ => tokio::time::sleep(Duration::from_millis(100)).await,
@@ -221,18 +255,20 @@ impl Phone {
     /// Reads the Android version, the model and the screen size.
     async fn learn(mut self) -> Result<Phone, PhoneError> {
         let sdk = self.shell("getprop ro.build.version.sdk").await?;
-        self.sdk = sdk
-            .trim()
-            .parse()
-            .map_err(|_| PhoneError::Unexpected("getprop ro.build.version.sdk".into(), sdk))?;
+        self.sdk = sdk.trim().parse().map_err(|_| PhoneError::Unexpected {
+            asked: "getprop ro.build.version.sdk".into(),
+            answer: sdk,
+        })?;
         self.model = self
             .shell("getprop ro.product.model")
             .await?
             .trim()
             .to_owned();
         let size = self.shell("wm size").await?;
-        self.screen = parse_wm_size(&size)
-            .ok_or_else(|| PhoneError::Unexpected("wm size".into(), size.clone()))?;
+        self.screen = parse_wm_size(&size).ok_or_else(|| PhoneError::Unexpected {
+            asked: "wm size".into(),
+            answer: size.clone(),
+        })?;
         Ok(self)
     }
 
@@ -285,13 +321,16 @@ impl Phone {
                     socket
                         .read_to_end(&mut out)
                         .await
-                        .map_err(|e| PhoneError::AdbServer(format!("{service}: {e}")))?;
+                        .map_err(|e| PhoneError::AdbServer {
+                            call: service.to_owned(),
+                            why: e.to_string(),
+                        })?;
                     Ok(out)
                 }
             }
         })
         .await?;
-        crate::vision::decode(&bytes).map_err(|e| PhoneError::Screenshot(service, e))
+        crate::vision::decode(&bytes).map_err(|source| PhoneError::Screenshot { service, source })
     }
 
     /// Starts `cmd` in a shell and reads what it prints a line at a time, as it comes (for
@@ -365,7 +404,10 @@ impl Phone {
                         return Ok(monkey);
                     }
                     if started.elapsed() > MONKEY_START {
-                        return Err(PhoneError::Timeout("monkey --port".into(), MONKEY_START));
+                        return Err(PhoneError::Timeout {
+                            what: "monkey --port".into(),
+                            limit: MONKEY_START,
+                        });
                     }
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
@@ -407,7 +449,10 @@ impl Phone {
                         }
                     }
                     if started.elapsed() > MONKEY_START {
-                        return Err(PhoneError::Timeout("monkey --port".into(), MONKEY_START));
+                        return Err(PhoneError::Timeout {
+                            what: "monkey --port".into(),
+                            limit: MONKEY_START,
+                        });
                     }
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
@@ -445,7 +490,12 @@ impl Watch {
                     match read.read_line(&mut l).await {
                         Ok(0) => None,
                         Ok(_) => Some(l),
-                        Err(e) => return Err(PhoneError::AdbServer(format!("shell: {e}"))),
+                        Err(e) => {
+                            return Err(PhoneError::AdbServer {
+                                call: "shell".into(),
+                                why: e.to_string(),
+                            });
+                        }
                     }
                 }
             };
@@ -541,7 +591,10 @@ async fn server_stream(
     serial: &str,
     service: &str,
 ) -> Result<tokio::net::TcpStream, PhoneError> {
-    let io = |e: std::io::Error| PhoneError::AdbServer(format!("{service}: {e}"));
+    let io = |e: std::io::Error| PhoneError::AdbServer {
+        call: service.to_owned(),
+        why: e.to_string(),
+    };
     let mut socket = tokio::net::TcpStream::connect(server).await.map_err(io)?;
     socket.set_nodelay(true).map_err(io)?;
     for request in [format!("host:transport:{serial}"), service.to_owned()] {
@@ -562,7 +615,10 @@ async fn server_stream(
                     reason = String::from_utf8_lossy(&text).into_owned();
                 }
             }
-            return Err(PhoneError::AdbServer(format!("{request}: {reason}")));
+            return Err(PhoneError::AdbServer {
+                call: request.to_owned(),
+                why: reason,
+            });
         }
     }
     Ok(socket)
@@ -607,7 +663,10 @@ impl Monkey {
             };
             match reply {
                 Some(reply) if reply == "OK" => Ok(()),
-                Some(reply) => Err(PhoneError::Monkey(line.to_owned(), reply)),
+                Some(reply) => Err(PhoneError::Monkey {
+                    command: line.to_owned(),
+                    answer: reply,
+                }),
                 None => Err(PhoneError::Adb(DirectError::Closed)),
             }
         })

@@ -255,16 +255,16 @@ impl Panel {
             let line = match events.next_line(left).await {
                 Ok(Some(line)) => line,
                 Ok(None) => {
-                    return Err(super::PhoneError::Unexpected(
-                        format!("getevent {}", self.path),
-                        "it ended before a tap".into(),
-                    ));
+                    return Err(super::PhoneError::Unexpected {
+                        asked: format!("getevent {}", self.path),
+                        answer: "it ended before a tap".into(),
+                    });
                 }
-                Err(super::PhoneError::Timeout(..)) => {
-                    return Err(super::PhoneError::Timeout(
-                        "a tap on the screen".into(),
+                Err(super::PhoneError::Timeout { .. }) => {
+                    return Err(super::PhoneError::Timeout {
+                        what: "a tap on the screen".into(),
                         limit,
-                    ));
+                    });
                 }
                 Err(e) => return Err(e),
             };
@@ -323,7 +323,10 @@ pub struct Sendevent {
 impl Sendevent {
     /// Finds the touchscreen, checks that the shell may write to it, and opens the shell.
     pub async fn start(phone: &Phone) -> Result<Sendevent, PhoneError> {
-        let unusable = |why: String| PhoneError::Route("sendevent", why);
+        let unusable = |why: String| PhoneError::Route {
+            route: "sendevent",
+            why,
+        };
         if phone.sdk > 28 {
             return Err(unusable(format!(
                 "Android sdk {} denies the shell writes to /dev/input (sdk 28 and older allow them)",

@@ -226,20 +226,20 @@ impl Entry for Injector<'_> {
 /// Checks that `input` knows `motionevent` (its usage text lists it from sdk 29).
 async fn motionevent_works(phone: &Phone) -> Result<(), PhoneError> {
     if phone.sdk < 29 {
-        return Err(PhoneError::Route(
-            "motionevent",
-            format!(
+        return Err(PhoneError::Route {
+            route: "motionevent",
+            why: format!(
                 "input motionevent needs Android 10 (sdk 29); this phone has sdk {}",
                 phone.sdk
             ),
-        ));
+        });
     }
     let usage = phone.shell("input 2>&1").await?;
     if !usage.contains("motionevent") {
-        return Err(PhoneError::Route(
-            "motionevent",
-            "`input` does not list motionevent".into(),
-        ));
+        return Err(PhoneError::Route {
+            route: "motionevent",
+            why: "`input` does not list motionevent".into(),
+        });
     }
     Ok(())
 }
@@ -248,10 +248,10 @@ async fn motionevent_works(phone: &Phone) -> Result<(), PhoneError> {
 async fn shell_checked(phone: &Phone, script: &str) -> Result<(), PhoneError> {
     let out = phone.shell(script).await?;
     if out.contains("Usage: input") || out.contains("Error:") || out.contains("Exception") {
-        return Err(PhoneError::Unexpected(
-            script.chars().take(60).collect(),
-            out.lines().next().unwrap_or("").to_owned(),
-        ));
+        return Err(PhoneError::Unexpected {
+            asked: script.chars().take(60).collect(),
+            answer: out.lines().next().unwrap_or("").to_owned(),
+        });
     }
     Ok(())
 }

@@ -51,7 +51,10 @@ pub async fn look(phone: &Phone, grid: &Grid, classifier: &Classifier) -> Result
         (image, reading, started.elapsed())
     })
     .await
-    .map_err(|e| PhoneError::Unexpected("reading the screenshot".into(), e.to_string()))?;
+    .map_err(|e| PhoneError::Unexpected {
+        asked: "reading the screenshot".into(),
+        answer: e.to_string(),
+    })?;
     Ok(Look {
         image,
         reading,

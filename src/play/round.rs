@@ -259,10 +259,10 @@ mod tests {
     impl Finger for Recorder {
         async fn touch(&mut self, t: Touch) -> Result<(), PhoneError> {
             if self.fail_at.is_some_and(|n| self.touches.len() >= n) {
-                return Err(PhoneError::Timeout(
-                    "the pulled plug".into(),
-                    Duration::ZERO,
-                ));
+                return Err(PhoneError::Timeout {
+                    what: "the pulled plug".into(),
+                    limit: Duration::ZERO,
+                });
             }
             // A sample takes the phone a little time to take.
             tokio::time::sleep(Duration::from_millis(2)).await;
