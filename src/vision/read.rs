@@ -28,6 +28,46 @@ const CROP: f32 = 0.92;
 const MIN_FACE: f32 = 110.0;
 /// Glyphs with less contrast than this against their face are not read.
 const MIN_CONTRAST: f32 = 45.0;
+/// The smallest crop side, in cells: below it no glyph has a shape.
+const MIN_CROP: usize = 8;
+/// The face's lightness is the histogram's mode smoothed over this many levels each side
+/// (antialiasing and JPEG spread a flat face over a few levels).
+const FACE_SMOOTH: usize = 4;
+/// The middle of a tile, where the darkest ink is looked for, leaves out a fifth of each side
+/// (the corner value and the badges lie there).
+const MIDDLE_FROM_EDGE: usize = 5;
+/// The darkest ink is this percentile (per mille) of the middle's lightness: a thin I in a
+/// small size covers 2% of it, and the darkest pixel alone may be noise.
+const DARK_PER_MILLE: usize = 15;
+/// Pixels within this share of the contrast (and at least `MIN_PALETTE_TOLERANCE` levels)
+/// of the face's or the ink's lightness give their colours.
+const PALETTE_TOLERANCE: f32 = 0.1;
+const MIN_PALETTE_TOLERANCE: f32 = 3.0;
+/// A pixel is ink when at least this much of it is the ink's darkness (halfway: the middle of
+/// an antialiased edge).
+const INK: f32 = 0.5;
+/// The main glyph's centre lies within this share of the crop's side from its middle.
+const MAIN_NEAR_MIDDLE: f32 = 0.25;
+/// Other pieces of the glyph lie within this share of the side from the middle (or level with
+/// the main piece).
+const PIECE_CENTRAL: f32 = 0.3;
+/// A piece right on top of the main one may be this share of the side above it.
+const STACKED_GAP: f32 = 0.05;
+/// A piece of the glyph is at least 1/50 of the main one (smaller is a speck of noise).
+const PIECE_MIN_SHARE: usize = 50;
+/// A corner value sits in the top fifth of the main glyph's height, or above: a piece that
+/// reaches below it is part of the glyph.
+const CORNER_VALUE_TOP: f32 = 0.2;
+/// Pieces centred in the crop's outer 8% each side are the neighbouring tiles' or the rim's.
+const PIECE_LEFT: f32 = 0.08;
+const PIECE_RIGHT: f32 = 0.92;
+/// A glyph is at least this share of the crop's side tall (shorter is a speck or a dash).
+const MIN_GLYPH_HEIGHT: f32 = 0.15;
+
+/// Luma (BT.601 weights) of a colour.
+fn luma_of(px: [f32; 3]) -> f32 {
+    0.299 * px[0] + 0.587 * px[1] + 0.114 * px[2]
+}
 
 /// One tile as read.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -61,7 +101,7 @@ struct Crop {
 /// each screen pixel is read once: per output row, each screen row's pixels are summed into
 /// their output column.
 fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Crop {
-    let n = (side.round() as usize).clamp(8, work);
+    let n = (side.round() as usize).clamp(MIN_CROP, work);
     let (iw, ih) = (img.width() as i64, img.height() as i64);
     let step = side / n as f32;
     // The screen span [a, b) of output cell k along an axis starting at `origin`, clamped.
@@ -101,19 +141,23 @@ fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Crop {
                 sum.map(|s| s as f32 / k)
             };
             rgb[j * n + i] = px;
-            luma[j * n + i] = 0.299 * px[0] + 0.587 * px[1] + 0.114 * px[2];
+            luma[j * n + i] = luma_of(px);
         }
     }
     Crop { n, luma, rgb }
 }
 
-/// The most common lightness (histogram mode, smoothed over 9 levels).
+/// The most common lightness (histogram mode, smoothed over 2 x `FACE_SMOOTH` + 1 levels).
 fn face_luma(crop: &Crop) -> f32 {
     let mut hist = [0u32; 256];
     for &l in &crop.luma {
         hist[l.round().clamp(0.0, 255.0) as usize] += 1;
     }
-    let smooth = |i: usize| -> u32 { hist[i.saturating_sub(4)..=(i + 4).min(255)].iter().sum() };
+    let smooth = |i: usize| -> u32 {
+        hist[i.saturating_sub(FACE_SMOOTH)..=(i + FACE_SMOOTH).min(255)]
+            .iter()
+            .sum()
+    };
     (0..256).max_by_key(|&i| smooth(i)).unwrap_or(0) as f32
 }
 
@@ -142,17 +186,7 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let crop = crop(img, c, tile * CROP, WORK);
     let n = crop.n;
     let face = face_luma(&crop);
-    // The darkest ink near the middle (the 1.5th percentile of the central 60%: a thin I in a
-    // small size covers 2% of it).
-    let mut middle: Vec<f32> = Vec::new();
-    let (m0, m1) = (n / 5, n - n / 5);
-    for y in m0..m1 {
-        for x in m0..m1 {
-            middle.push(crop.luma[y * n + x]);
-        }
-    }
-    let k = middle.len() * 15 / 1000;
-    let dark = *middle.select_nth_unstable_by(k, f32::total_cmp).1;
+    let dark = darkest_in_middle(&crop);
     let contrast = face - dark;
     if contrast < MIN_CONTRAST {
         return TileGlyph::blank(face);
@@ -160,7 +194,7 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let amount = |l: f32| ((face - l) / contrast).clamp(0.0, 1.0);
     // The face's and the ink's colours (the mean colours near their lightness), found when
     // first needed: most tiles have neither a veil nor a badge touching the glyph.
-    let tol = (contrast * 0.1).max(3.0);
+    let tol = (contrast * PALETTE_TOLERANCE).max(MIN_PALETTE_TOLERANCE);
     let found_palette = std::cell::OnceCell::new();
     let palette = || {
         *found_palette.get_or_init(|| {
@@ -171,17 +205,12 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     let mut ink_of: Vec<f32> = crop.luma.iter().map(|&l| amount(l)).collect();
     let veil = unveil(&crop, face, &palette, &amount, &mut ink_of);
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let mut found = label(
-        |p| ink_of[p] >= 0.5,
-        n,
-        n,
-        Touch::Eight,
-        &mut labels,
-        &mut stack,
-    );
+    let mut found = ink_regions(&ink_of, n, &mut labels, &mut stack);
     let nf = n as f32;
-    let near_middle =
-        |r: &Region| (r.cx() - nf / 2.0).abs() < nf * 0.25 && (r.cy() - nf / 2.0).abs() < nf * 0.25;
+    let near_middle = |r: &Region| {
+        (r.cx() - nf / 2.0).abs() < nf * MAIN_NEAR_MIDDLE
+            && (r.cy() - nf / 2.0).abs() < nf * MAIN_NEAR_MIDDLE
+    };
     // The glyph reaching the crop's edge is a glyph joined to something else: a bonus badge
     // or a highlight in another colour. Only ink of the glyph's own colour is kept then.
     if found
@@ -192,14 +221,7 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         && let Some(palette) = palette()
     {
         own_colour_only(&crop, palette, &mut ink_of);
-        found = label(
-            |p| ink_of[p] >= 0.5,
-            n,
-            n,
-            Touch::Eight,
-            &mut labels,
-            &mut stack,
-        );
+        found = ink_regions(&ink_of, n, &mut labels, &mut stack);
     }
     let Some(main) = found
         .iter()
@@ -209,47 +231,11 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     else {
         return TileGlyph::blank(face);
     };
-    // The rest of the glyph: regions in the middle of the tile that reach below the top fifth
-    // of the main region (a corner value sits above it), or level with it (the u of Qu).
-    let main_h = (main.y1 - main.y0) as f32;
-    // Regions the veil touches are pieces of a glyph it cuts, wherever they lie.
-    let mut cut = vec![false; found.len() + 1];
-    if let Some(v) = &veil {
-        for (&l, &b) in labels.iter().zip(&v.band) {
-            if b {
-                cut[l as usize] = true;
-            }
-        }
-    }
-    let keep: Vec<u32> = found
-        .iter()
-        .filter(|r| {
-            let central =
-                (r.cx() - nf / 2.0).abs() < nf * 0.3 && (r.cy() - nf / 2.0).abs() < nf * 0.3;
-            let level = r.cy() >= main.y0 as f32 && r.cy() <= main.y1 as f32;
-            // Right on top of the main region and within its width: the glyph's upper part,
-            // cut off by a line (a corner value lies beside the glyph, not over it).
-            let stacked =
-                r.x0 >= main.x0 && r.x1 <= main.x1 && r.y1 as f32 + nf * 0.05 >= main.y0 as f32;
-            r.id == main.id
-                || (!r.edge
-                    && r.count * 50 >= main.count
-                    && (r.y1 as f32 > main.y0 as f32 + main_h * 0.2
-                        || cut[r.id as usize]
-                        || stacked)
-                    && (central || level)
-                    && r.cx() > nf * 0.08
-                    && r.cx() < nf * 0.92)
-        })
-        .map(|r| r.id)
-        .collect();
+    let cut = veil_cuts(found.len(), &labels, veil.as_ref());
+    let keep = glyph_pieces(&found, &main, &cut, nf);
     // Too short for a letter (a speck, a dash): no glyph. The kept pieces count together, as
     // a veil may cut the main one short.
-    let (top, bottom) = found
-        .iter()
-        .filter(|r| keep.contains(&r.id))
-        .fold((usize::MAX, 0), |(t, b), r| (t.min(r.y0), b.max(r.y1)));
-    if ((bottom - top) as f32) < nf * 0.15 {
+    if (height(&found, &keep) as f32) < nf * MIN_GLYPH_HEIGHT {
         return TileGlyph::blank(face);
     }
     // The glyph is veiled when ink was found under the veil or the veil touches what is kept.
@@ -267,6 +253,84 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         ink: Some(ink),
         hidden,
     }
+}
+
+/// The ink regions of an n x n ink map (8-connected), labelled into `labels`.
+fn ink_regions(
+    ink_of: &[f32],
+    n: usize,
+    labels: &mut Vec<u32>,
+    stack: &mut Vec<usize>,
+) -> Vec<Region> {
+    label(|p| ink_of[p] >= INK, n, n, Touch::Eight, labels, stack)
+}
+
+/// Which regions (by id, with room for id 0) the veil touches: pieces of a glyph it cuts,
+/// wherever they lie.
+fn veil_cuts(regions: usize, labels: &[u32], veil: Option<&Veil>) -> Vec<bool> {
+    let mut cut = vec![false; regions + 1];
+    if let Some(v) = veil {
+        for (&l, &b) in labels.iter().zip(&v.band) {
+            if b {
+                cut[l as usize] = true;
+            }
+        }
+    }
+    cut
+}
+
+/// The height, in cells, of the regions `keep` together.
+fn height(found: &[Region], keep: &[u32]) -> usize {
+    let (top, bottom) = found
+        .iter()
+        .filter(|r| keep.contains(&r.id))
+        .fold((usize::MAX, 0), |(t, b), r| (t.min(r.y0), b.max(r.y1)));
+    bottom - top
+}
+
+/// The pieces of the glyph among the ink regions `found`: the `main` one, and regions in the
+/// middle of the tile that reach below the top fifth of the main region (a corner value sits
+/// above it), or level with it (the u of Qu), or that the veil cuts (`cut`, by region id).
+fn glyph_pieces(found: &[Region], main: &Region, cut: &[bool], nf: f32) -> Vec<u32> {
+    let main_h = (main.y1 - main.y0) as f32;
+    found
+        .iter()
+        .filter(|r| {
+            let central = (r.cx() - nf / 2.0).abs() < nf * PIECE_CENTRAL
+                && (r.cy() - nf / 2.0).abs() < nf * PIECE_CENTRAL;
+            let level = r.cy() >= main.y0 as f32 && r.cy() <= main.y1 as f32;
+            // Right on top of the main region and within its width: the glyph's upper part,
+            // cut off by a line (a corner value lies beside the glyph, not over it).
+            let stacked = r.x0 >= main.x0
+                && r.x1 <= main.x1
+                && r.y1 as f32 + nf * STACKED_GAP >= main.y0 as f32;
+            r.id == main.id
+                || (!r.edge
+                    && r.count * PIECE_MIN_SHARE >= main.count
+                    && (r.y1 as f32 > main.y0 as f32 + main_h * CORNER_VALUE_TOP
+                        || cut[r.id as usize]
+                        || stacked)
+                    && (central || level)
+                    && r.cx() > nf * PIECE_LEFT
+                    && r.cx() < nf * PIECE_RIGHT)
+        })
+        .map(|r| r.id)
+        .collect()
+}
+
+/// The darkest ink near the middle of the crop: the `DARK_PER_MILLE` percentile of its
+/// middle's lightness.
+fn darkest_in_middle(crop: &Crop) -> f32 {
+    let n = crop.n;
+    let mut middle: Vec<f32> = Vec::new();
+    let (m0, m1) = (n / MIDDLE_FROM_EDGE, n - n / MIDDLE_FROM_EDGE);
+    for y in m0..m1 {
+        for x in m0..m1 {
+            middle.push(crop.luma[y * n + x]);
+        }
+    }
+    let k = middle.len() * DARK_PER_MILLE / 1000;
+    *middle.select_nth_unstable_by(k, f32::total_cmp).1
 }
 
 /// The mean colour of the crop's pixels within `tol` of lightness `level`, if any.
@@ -384,6 +448,38 @@ fn open_twice(mask: &[bool], n: usize) -> Vec<bool> {
     morph(&morph(&eroded, n, false), n, false)
 }
 
+/// Pixels this much lighter than the face (at most `CLEAR_CAP`) may be a veil's.
+const LIGHTER_THAN_FACE: f32 = 10.0;
+const CLEAR_CAP: f32 = 250.0;
+/// A veil covers at least 1/30 of the crop (less is a highlight or a stray line's end).
+const MIN_VEIL_SHARE: usize = 30;
+/// A veil lightens the face by at least this much, and by an opacity in `VEIL_ALPHA` (a
+/// fainter one hides nothing; an opaque one leaves nothing to unblend).
+const MIN_VEIL_LIFT: f32 = 12.0;
+const VEIL_ALPHA: std::ops::Range<f32> = 0.2..0.95;
+/// Veiled face is lighter than the face by this much, and within `VEIL_TOLERANCE` of the
+/// veil's lightness.
+const VEILED_FACE_LIFT: f32 = 6.0;
+const VEIL_TOLERANCE: f32 = 12.0;
+/// A stretch of veiled face counts when it covers at least 1/300 of the crop: stray pixels of
+/// that lightness (texture, noise) would sandwich wedges of face between them and the veil.
+const MIN_STRETCH: usize = 300;
+/// The widest stroke a veil crosses, as a share of the crop's side: veiled face this far apart
+/// along a line sandwiches what lies between.
+const STROKE_GAP: f32 = 0.3;
+/// Colours this far apart (Euclidean, RGB) can be told apart under a veil.
+const DISTINCT_COLOUR: f32 = 30.0;
+/// Pixels this close to the veiled ink's colour form its plateau.
+const PLATEAU_TOLERANCE: f32 = 20.0;
+/// The plateau counts within 1/10 of the crop's side of veiled face.
+const PLATEAU_REACH: usize = 10;
+/// Pixels this close to the face's colour inside the band are bare face.
+const BARE_FACE_TOLERANCE: f32 = 12.0;
+/// Ink found under a veil is at least 1/2000 of the crop: fewer pixels are the veil's edge.
+const MIN_HIDDEN_INK: usize = 2000;
+/// The band where a veil lies is grown by this many pixels (its antialiased edge).
+const BAND_GROWTH: usize = 2;
+
 /// A veil found over a tile.
 struct Veil {
     /// Where it lies, grown by two pixels.
@@ -407,29 +503,94 @@ fn unveil(
     ink_of: &mut [f32],
 ) -> Option<Veil> {
     let n = crop.n;
-    let clear = (face + 10.0).min(250.0);
-    let mut light: Vec<f32> = crop.luma.iter().copied().filter(|&l| l > clear).collect();
-    if light.len() * 30 < n * n {
-        return None;
-    }
-    // The veil's lightness: the upper quartile of what is lighter than the face (a textured
-    // face has a tail of light pixels too, but not as light as the veil).
-    let k = light.len() * 3 / 4;
-    let veil = *light.select_nth_unstable_by(k, f32::total_cmp).1;
-    let alpha = (veil - face) / (255.0 - face);
-    if veil < face + 12.0 || !(0.2..0.95).contains(&alpha) {
-        return None;
-    }
+    let (veil, alpha) = veil_lightness(crop, face)?;
+    let veiled_face = veiled_face(crop, face, veil);
     // Where the veil lies: the veiled face, and what the veiled face sandwiches along a line
     // (a stroke the veil crosses: veiled face on both sides, no more than a stroke's width
     // apart along the veil, in one of the four directions).
+    let mut band = sandwiched(&veiled_face, n, (n as f32 * STROKE_GAP) as u32);
+    // And veiled ink that nothing sandwiches (where the line ends on a stroke): next to the
+    // veiled face, a plateau of the colour the veil gives the darkest ink, thicker than a
+    // glyph's antialiased rim (when that colour is unlike both the face's and the veil's: in
+    // colour, as blue ink under a white veil can be as light as a green face).
+    let veiled = |c: [f32; 3]| c.map(|v| v * (1.0 - alpha) + 255.0 * alpha);
+    // (face, veiled ink) colours when the veiled ink can be told from the face.
+    let unlike_face = palette()
+        .map(|(f, i)| (f, veiled(i)))
+        .filter(|&(f, vi)| distance(vi, f) > DISTINCT_COLOUR);
+    if let Some((f, veiled_ink)) = unlike_face
+        && distance(veiled_ink, veiled(f)) > DISTINCT_COLOUR
+    {
+        let plateau = plateau_near(crop, &veiled_face, veiled_ink);
+        for (b, &p) in band.iter_mut().zip(&plateau) {
+            *b |= p;
+        }
+    }
+    let unblended = |l: f32| amount((l - alpha * 255.0) / (1.0 - alpha));
+    // In the band, a pixel of the face's own colour is bare face (a concave corner of the
+    // line sandwiches some), unless the veil makes ink look like the face.
+    let bare =
+        |c: [f32; 3]| unlike_face.is_some_and(|(f, _)| distance(c, f) <= BARE_FACE_TOLERANCE);
+    let under: Vec<bool> = crop
+        .luma
+        .iter()
+        .zip(&crop.rgb)
+        .zip(&band)
+        .map(|((&l, &c), &b)| {
+            ((b && !bare(c)) || l > face + VEILED_FACE_LIFT) && unblended(l) >= INK
+        })
+        .collect();
+    let opened = open_twice(&under, n);
+    // Ink found under the veil, a few pixels at least (else the "veil" may be a light texture
+    // or bevel, or a line over bare face).
+    let mut found = 0;
+    for (p, &o) in opened.iter().enumerate() {
+        if o && under[p] {
+            let a = unblended(crop.luma[p]);
+            if ink_of[p] < INK && a >= INK {
+                found += 1;
+            }
+            ink_of[p] = ink_of[p].max(a);
+        }
+    }
+    for _ in 0..BAND_GROWTH {
+        band = morph(&band, n, false);
+    }
+    Some(Veil {
+        band,
+        hid_ink: found * MIN_HIDDEN_INK >= n * n,
+    })
+}
+
+/// The veil's lightness and opacity, if the crop has one: the upper quartile of what is
+/// lighter than the face (a textured face has a tail of light pixels too, but not as light as
+/// the veil), and how much of the way to white it takes the face.
+fn veil_lightness(crop: &Crop, face: f32) -> Option<(f32, f32)> {
+    let n = crop.n;
+    let clear = (face + LIGHTER_THAN_FACE).min(CLEAR_CAP);
+    let mut light: Vec<f32> = crop.luma.iter().copied().filter(|&l| l > clear).collect();
+    if light.len() * MIN_VEIL_SHARE < n * n {
+        return None;
+    }
+    let k = light.len() * 3 / 4;
+    let veil = *light.select_nth_unstable_by(k, f32::total_cmp).1;
+    let alpha = (veil - face) / (255.0 - face);
+    if veil < face + MIN_VEIL_LIFT || !VEIL_ALPHA.contains(&alpha) {
+        return None;
+    }
+    Some((veil, alpha))
+}
+
+/// The veiled face: pixels of the veil's lightness over the face, in sizeable stretches only
+/// (stray pixels of that lightness, texture or noise, would sandwich wedges of face between
+/// them and the veil).
+fn veiled_face(crop: &Crop, face: f32, veil: f32) -> Vec<bool> {
+    let n = crop.n;
     let mut veiled_face: Vec<bool> = crop
         .luma
         .iter()
-        .map(|&l| l > face + 6.0 && (l - veil).abs() <= 12.0)
+        .map(|&l| l > face + VEILED_FACE_LIFT && (l - veil).abs() <= VEIL_TOLERANCE)
         .collect();
-    // Only sizeable stretches: stray pixels of that lightness (texture, noise) would sandwich
-    // wedges of face between them and the veil.
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
     let stretches = label(
         |p| veiled_face[p],
@@ -440,106 +601,139 @@ fn unveil(
         &mut stack,
     );
     let sizeable: Vec<bool> = std::iter::once(false)
-        .chain(stretches.iter().map(|r| r.count * 300 >= n * n))
+        .chain(stretches.iter().map(|r| r.count * MIN_STRETCH >= n * n))
         .collect();
     for (v, &l) in veiled_face.iter_mut().zip(&labels) {
         *v = sizeable[l as usize];
     }
-    let mut band = sandwiched(&veiled_face, n, (n as f32 * 0.3) as u32);
-    // And veiled ink that nothing sandwiches (where the line ends on a stroke): next to the
-    // veiled face, a plateau of the colour the veil gives the darkest ink, thicker than a
-    // glyph's antialiased rim (when that colour is unlike both the face's and the veil's: in
-    // colour, as blue ink under a white veil can be as light as a green face).
-    let veiled = |c: [f32; 3]| c.map(|v| v * (1.0 - alpha) + 255.0 * alpha);
-    // (face, veiled ink) colours when the veiled ink can be told from the face.
-    let unlike_face = palette()
-        .map(|(f, i)| (f, veiled(i)))
-        .filter(|&(f, vi)| distance(vi, f) > 30.0);
-    if let Some((f, veiled_ink)) = unlike_face
-        && distance(veiled_ink, veiled(f)) > 30.0
-    {
-        let plateau: Vec<bool> = crop
-            .rgb
-            .iter()
-            .map(|&c| distance(c, veiled_ink) <= 20.0)
-            .collect();
-        let plateau = open_twice(&plateau, n);
-        let mut near = veiled_face.clone();
-        for _ in 0..n / 10 {
-            near = morph(&near, n, false);
-        }
-        for ((b, &p), &c) in band.iter_mut().zip(&plateau).zip(&near) {
-            *b |= p && c;
-        }
-    }
-    let unblended = |l: f32| amount((l - alpha * 255.0) / (1.0 - alpha));
-    // In the band, a pixel of the face's own colour is bare face (a concave corner of the
-    // line sandwiches some), unless the veil makes ink look like the face.
-    let bare = |c: [f32; 3]| unlike_face.is_some_and(|(f, _)| distance(c, f) <= 12.0);
-    let under: Vec<bool> = crop
-        .luma
-        .iter()
-        .zip(&crop.rgb)
-        .zip(&band)
-        .map(|((&l, &c), &b)| ((b && !bare(c)) || l > face + 6.0) && unblended(l) >= 0.5)
-        .collect();
-    let opened = open_twice(&under, n);
-    // Ink found under the veil, a few pixels at least (else the "veil" may be a light texture
-    // or bevel, or a line over bare face).
-    let mut found = 0;
-    for (p, &o) in opened.iter().enumerate() {
-        if o && under[p] {
-            let a = unblended(crop.luma[p]);
-            if ink_of[p] < 0.5 && a >= 0.5 {
-                found += 1;
-            }
-            ink_of[p] = ink_of[p].max(a);
-        }
-    }
-    for _ in 0..2 {
-        band = morph(&band, n, false);
-    }
-    Some(Veil {
-        band,
-        hid_ink: found * 2000 >= n * n,
-    })
+    veiled_face
 }
 
-/// Looks for a bonus badge at the corners of the tile centred on `c` and reads its letters.
-pub fn tile_badge(
-    img: &RgbaImage,
-    c: (f32, f32),
-    tile: f32,
-    classifier: &Classifier,
-) -> Option<Bonus> {
-    // A wider crop: badges may stick out of the tile.
-    let side = tile * 1.2;
-    let crop = crop(img, c, side, 160);
+/// Where veiled ink of colour `veiled_ink` forms a plateau (opened: thicker than a glyph's
+/// antialiased rim) near the veiled face.
+fn plateau_near(crop: &Crop, veiled_face: &[bool], veiled_ink: [f32; 3]) -> Vec<bool> {
     let n = crop.n;
-    let chroma = |p: [f32; 3]| {
-        let max = p[0].max(p[1]).max(p[2]);
-        let min = p[0].min(p[1]).min(p[2]);
-        max - min
-    };
-    // The face's colour (the median of the pixels of the most common lightness) and the
-    // colour around the tile (see below), per channel.
-    let median = |mut v: Vec<[f32; 3]>| -> [f32; 3] {
-        let mut out = [0.0; 3];
-        let k = v.len() / 2;
-        for (ch, o) in out.iter_mut().enumerate() {
-            *o = v
-                .select_nth_unstable_by(k, |a, b| a[ch].total_cmp(&b[ch]))
-                .1[ch];
+    let plateau: Vec<bool> = crop
+        .rgb
+        .iter()
+        .map(|&c| distance(c, veiled_ink) <= PLATEAU_TOLERANCE)
+        .collect();
+    let plateau = open_twice(&plateau, n);
+    let mut near = veiled_face.to_vec();
+    for _ in 0..n / PLATEAU_REACH {
+        near = morph(&near, n, false);
+    }
+    plateau.iter().zip(&near).map(|(&p, &c)| p && c).collect()
+}
+
+/// A badge's crop is this much wider than the tile: badges may stick out of it.
+const BADGE_CROP: f32 = 1.2;
+/// The largest side a badge's crop is worked at (badge letters are small).
+const BADGE_WORK: usize = 160;
+/// Pixels this close in lightness to the most common one are the face's (for its colour).
+const COMMON_TOLERANCE: f32 = 8.0;
+/// Colours at least this far apart (Euclidean, in RGB) are different colours: a badge's from
+/// the face's, the gap's from the face's.
+const FAR_COLOUR: f32 = 70.0;
+/// A pixel whose channels spread by more than this is vivid: badges are strongly coloured.
+const VIVID: f32 = 50.0;
+/// The gap is sampled beside the middle half of each side of the tile (badges sit at corners).
+const BESIDE_MIDDLE: f32 = 0.5;
+/// Gap samples needed (a share, 1/n, of the crop's side) before the gap's colour is trusted;
+/// fewer, and the crop's border stands in for it.
+const MIN_GAP_SAMPLES: usize = 8;
+/// A badge's centre lies outside the middle band of the crop, 0.38 to 0.62 of its side, on
+/// both axes: in a corner quarter.
+const CORNER_LOW: f32 = 0.38;
+const CORNER_HIGH: f32 = 0.62;
+/// A badge's least width and height, and its greatest side, as shares of the crop's side.
+const BADGE_MIN_W: f32 = 0.12;
+const BADGE_MIN_H: f32 = 0.08;
+const BADGE_MAX: f32 = 0.5;
+/// A badge fills at least this share of its bounding box (a rounded rectangle or a circle
+/// does; a thin diagonal rim does not).
+const BADGE_FILL: f32 = 0.4;
+/// The tile's corners start this far from the crop's middle (a share of its side) when they
+/// are searched for gap-coloured pixels.
+const CORNER_FROM_MIDDLE: f32 = 0.12;
+/// The tile's inner part, without its outer 7% each side, where its own rounded corners show
+/// the gap.
+const TILE_INNER: f32 = 0.86;
+/// The lightest of what the badge leaves uncovered in its box is this percentile (not the
+/// maximum: one stray light pixel must not set it).
+const LIGHTEST_PERCENT: usize = 95;
+/// Letters are at least this much lighter than the badge, whatever else is in its box.
+const MIN_LETTER_LIFT: f32 = 60.0;
+/// A badge letter is at least this share of the badge's height (smaller is a speck).
+const MIN_LETTER_HEIGHT: f32 = 0.2;
+
+/// The geometry of a badge's crop: `n` cells a side, the tile's half side and the crop's
+/// middle in cells.
+struct BadgeCrop {
+    crop: Crop,
+    nf: f32,
+    half: f32,
+    mid: f32,
+}
+
+impl BadgeCrop {
+    fn new(img: &RgbaImage, c: (f32, f32), tile: f32) -> BadgeCrop {
+        let side = tile * BADGE_CROP;
+        let crop = crop(img, c, side, BADGE_WORK);
+        let nf = crop.n as f32;
+        BadgeCrop {
+            half: tile * nf / side / 2.0,
+            mid: (nf - 1.0) / 2.0,
+            nf,
+            crop,
         }
-        out
-    };
-    let common = face_luma(&crop);
+    }
+
+    /// Crop cells [a, b) along an axis, from offsets relative to the middle.
+    fn span(&self, from: f32, to: f32) -> std::ops::Range<usize> {
+        let cell = |d: f32| (self.mid + d).clamp(0.0, self.nf) as usize;
+        cell(from)..cell(to)
+    }
+}
+
+/// The spread of a colour's channels: 0 for greys.
+fn chroma(p: [f32; 3]) -> f32 {
+    let max = p[0].max(p[1]).max(p[2]);
+    let min = p[0].min(p[1]).min(p[2]);
+    max - min
+}
+
+/// The median of each channel.
+fn median_colour(mut v: Vec<[f32; 3]>) -> [f32; 3] {
+    let mut out = [0.0; 3];
+    let k = v.len() / 2;
+    for (ch, o) in out.iter_mut().enumerate() {
+        *o = v
+            .select_nth_unstable_by(k, |a, b| a[ch].total_cmp(&b[ch]))
+            .1[ch];
+    }
+    out
+}
+
+/// Whether two colours are `FAR_COLOUR` apart or more.
+fn far(p: [f32; 3], q: [f32; 3]) -> bool {
+    (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>() > FAR_COLOUR * FAR_COLOUR
+}
+
+/// The face's colour (the median of the pixels of the most common lightness) and the colour
+/// around the tile: the gap beside the middle of each of its sides (badges sit at corners),
+/// where the gap is wide enough to show; else the crop's border. (The border alone can be the
+/// neighbours' faces, and a badge sticking out into the gap would then join the gap into one
+/// region.)
+fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
+    let (crop, n) = (&b.crop, b.crop.n);
+    let common = face_luma(crop);
     let mut common_px = Vec::new();
     let mut border = Vec::new();
     for y in 0..n {
         for x in 0..n {
             let p = crop.rgb[y * n + x];
-            if (crop.luma[y * n + x] - common).abs() <= 8.0 {
+            if (crop.luma[y * n + x] - common).abs() <= COMMON_TOLERANCE {
                 common_px.push(p);
             }
             if x == 0 || y == 0 || x + 1 == n || y + 1 == n {
@@ -547,27 +741,17 @@ pub fn tile_badge(
             }
         }
     }
-    let face = median(common_px);
-    let far =
-        |p: [f32; 3], q: [f32; 3]| (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>() > 70.0 * 70.0;
-    let nf = n as f32;
-    // What lies around the tile: the gap beside the middle of each of its sides (badges sit
-    // at corners), where the gap is wide enough to show; else the crop's border. (The border
-    // alone can be the neighbours' faces, and a badge sticking out into the gap would then
-    // join the gap into one region.)
-    let half = tile * nf / side / 2.0;
-    let mid = (nf - 1.0) / 2.0;
-    // Crop cells [a, b) along an axis, from offsets relative to the middle.
-    let span = |from: f32, to: f32| {
-        let cell = |d: f32| (mid + d).clamp(0.0, nf) as usize;
-        cell(from)..cell(to)
-    };
-    let (beside, outside) = (span(-half * 0.5, half * 0.5), half + 1.0);
+    let face = median_colour(common_px);
+    let (nf, half) = (b.nf, b.half);
+    let beside = b.span(-half * BESIDE_MIDDLE, half * BESIDE_MIDDLE);
+    // One cell past the tile's edge, its antialiased rim.
+    let outside = half + 1.0;
     let mut gap = Vec::new();
     // Every other cell each way is plenty for a median, at a quarter of the cost.
     for along in beside.step_by(2) {
-        for out in span(-nf, -outside)
-            .chain(span(outside + 1.0, nf))
+        for out in b
+            .span(-nf, -outside)
+            .chain(b.span(outside + 1.0, nf))
             .step_by(2)
         {
             for p in [out * n + along, along * n + out] {
@@ -577,20 +761,31 @@ pub fn tile_badge(
             }
         }
     }
-    let around = if gap.len() >= n / 8 {
-        median(gap)
+    let around = if gap.len() >= n / MIN_GAP_SAMPLES {
+        median_colour(gap)
     } else {
-        median(border)
+        median_colour(border)
     };
-    // A badge: a sizeable region of a vivid colour unlike the face, whose centre lies in a
-    // corner quarter of the tile. First among colours unlike what surrounds the tile too (a
-    // badge may stick out into the gap); failing that, among all, for a badge of the gap's own
-    // colour, which the face around it sets apart, and then its centre must lie on the tile
-    // (a neighbour's corner in the crop's corner is no badge). Eroded once, which cuts the
-    // thin antialiased rim of the tile (a blend of the two, often vivid too).
+    (face, around)
+}
+
+/// A badge found on a crop, and the crop's labels (the badge's region among them).
+struct FoundBadge {
+    region: Region,
+    labels: Vec<u32>,
+}
+
+/// A badge: a sizeable region of a vivid colour unlike the face, whose centre lies in a
+/// corner quarter of the tile. First among colours unlike what surrounds the tile too (a
+/// badge may stick out into the gap); failing that, among all, for a badge of the gap's own
+/// colour, which the face around it sets apart, and then its centre must lie on the tile (a
+/// neighbour's corner in the crop's corner is no badge). Eroded once, which cuts the thin
+/// antialiased rim of the tile (a blend of the two, often vivid too).
+fn find_badge(b: &BadgeCrop, face: [f32; 3], around: [f32; 3]) -> Option<FoundBadge> {
+    let (n, nf, half, mid) = (b.crop.n, b.nf, b.half, b.mid);
     let (mut vivid, mut unlike_around) = (vec![false; n * n], vec![false; n * n]);
-    for (p, &c) in crop.rgb.iter().enumerate() {
-        vivid[p] = chroma(c) > 50.0 && far(c, face);
+    for (p, &c) in b.crop.rgb.iter().enumerate() {
+        vivid[p] = chroma(c) > VIVID && far(c, face);
         unlike_around[p] = vivid[p] && far(c, around);
     }
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
@@ -601,40 +796,51 @@ pub fn tile_badge(
             .into_iter()
             .filter(|r| {
                 let (w, h) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
-                let corner = (r.cx() < nf * 0.38 || r.cx() > nf * 0.62)
-                    && (r.cy() < nf * 0.38 || r.cy() > nf * 0.62);
+                let corner = (r.cx() < nf * CORNER_LOW || r.cx() > nf * CORNER_HIGH)
+                    && (r.cy() < nf * CORNER_LOW || r.cy() > nf * CORNER_HIGH);
                 let on_tile = (r.cx() - mid).abs() < half && (r.cy() - mid).abs() < half;
                 corner
                     && (anywhere || on_tile)
-                    && w > nf * 0.12
-                    && h > nf * 0.08
-                    && w < nf * 0.5
-                    && h < nf * 0.5
-                    && r.count as f32 > 0.4 * w * h
+                    && w > nf * BADGE_MIN_W
+                    && h > nf * BADGE_MIN_H
+                    && w < nf * BADGE_MAX
+                    && h < nf * BADGE_MAX
+                    && r.count as f32 > BADGE_FILL * w * h
             })
             .max_by_key(|r| r.count)
     };
-    let badge = match find(&unlike_around, true) {
-        Some(b) => Some(b),
+    let region = match find(&unlike_around, true) {
+        Some(r) => r,
         None => {
             // Only worth a second look when the tile's corners hold enough pixels of the gap's
-            // colour for half the smallest badge (most tiles have no badge). Not counting the
-            // tile's outer 7%, where its own rounded corners show the gap.
-            let inner = half * 0.86;
-            let corners = || span(-inner, -nf * 0.12).chain(span(nf * 0.12 + 1.0, inner));
+            // colour for half the smallest badge (most tiles have no badge).
+            let inner = half * TILE_INNER;
+            let corners = || {
+                b.span(-inner, -nf * CORNER_FROM_MIDDLE)
+                    .chain(b.span(nf * CORNER_FROM_MIDDLE + 1.0, inner))
+            };
             let gap_coloured = corners()
                 .flat_map(|y| corners().map(move |x| y * n + x))
                 .filter(|&p| vivid[p] && !unlike_around[p])
                 .count();
-            let smallest = 0.4 * (nf * 0.12) * (nf * 0.08);
+            let smallest = BADGE_FILL * (nf * BADGE_MIN_W) * (nf * BADGE_MIN_H);
             if (gap_coloured as f32) < smallest / 2.0 {
                 return None;
             }
-            find(&vivid, false)
+            find(&vivid, false)?
         }
     };
-    let badge = badge?;
-    // Its letters: light pixels inside the badge's box that the badge surrounds.
+    Some(FoundBadge { region, labels })
+}
+
+/// The badge's letters as a mask over its bounding box (`bw` x `bh`): what is lighter than
+/// halfway from the badge to the lightest of what it leaves uncovered in its box (its
+/// letters, or the face at its rounded corners). Not "not the badge's colour": a thin stroke
+/// blended with the badge (a small badge, a downscaled crop) is vivid too, and the badge
+/// region swallows it.
+fn badge_text(crop: &Crop, found: &FoundBadge) -> (Vec<bool>, usize, usize) {
+    let n = crop.n;
+    let (badge, labels) = (&found.region, &found.labels);
     let (bx0, by0, bx1, by1) = (badge.x0, badge.y0, badge.x1, badge.y1);
     let mut colour = [0.0f32; 3];
     let mut k = 0.0;
@@ -649,12 +855,8 @@ pub fn tile_badge(
             }
         }
     }
-    let badge_luma = (0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2]) / k;
+    let badge_luma = luma_of(colour) / k;
     let (bw, bh) = (bx1 - bx0, by1 - by0);
-    // Letters are what is lighter than halfway from the badge to the lightest of what it
-    // leaves uncovered in its box (its letters, or the face at its rounded corners). Not
-    // "not the badge's colour": a thin stroke blended with the badge (a small badge, a
-    // downscaled crop) is vivid too, and the badge region swallows it.
     let mut lumas: Vec<f32> = (by0..by1)
         .flat_map(|y| (bx0..bx1).map(move |x| (x, y)))
         .filter(|&(x, y)| labels[y * n + x] != badge.id)
@@ -663,18 +865,30 @@ pub fn tile_badge(
     let light = if lumas.is_empty() {
         255.0
     } else {
-        let k = (lumas.len() * 95 / 100).min(lumas.len() - 1);
+        let k = (lumas.len() * LIGHTEST_PERCENT / 100).min(lumas.len() - 1);
         *lumas.select_nth_unstable_by(k, f32::total_cmp).1
     };
-    let threshold = (badge_luma + light.max(badge_luma + 60.0)) / 2.0;
+    let threshold = (badge_luma + light.max(badge_luma + MIN_LETTER_LIFT)) / 2.0;
     let mut text = vec![false; bw * bh];
     for y in by0..by1 {
         for x in bx0..bx1 {
             text[(y - by0) * bw + (x - bx0)] = crop.luma[y * n + x] > threshold;
         }
     }
-    // The two largest light regions of the box, not touching its edge, left to right.
-    let mut text_labels = Vec::new();
+    (text, bw, bh)
+}
+
+/// The badge's two letters in its text mask, left to right, each as (its region's id in
+/// `text_labels`, its columns): the two largest light regions of the box, not touching its
+/// edge. Two letters that touch (a T's bar reaching the W, at small sizes) come as one region
+/// wider than tall: they are cut apart at the column with the least of it, in its middle.
+#[allow(clippy::type_complexity)]
+fn badge_letters(
+    text: &[bool],
+    bw: usize,
+    bh: usize,
+) -> Option<(Vec<u32>, [(u32, std::ops::Range<usize>); 2])> {
+    let (mut text_labels, mut stack) = (Vec::new(), Vec::new());
     let mut letters: Vec<Region> = label(
         |p| text[p],
         bw,
@@ -684,15 +898,12 @@ pub fn tile_badge(
         &mut stack,
     )
     .into_iter()
-    .filter(|r| !r.edge && (r.y1 - r.y0) as f32 >= bh as f32 * 0.2)
+    .filter(|r| !r.edge && (r.y1 - r.y0) as f32 >= bh as f32 * MIN_LETTER_HEIGHT)
     .collect();
     letters.sort_by_key(|r| std::cmp::Reverse(r.count));
     letters.truncate(2);
     letters.sort_by_key(|r| r.x0);
-    // Each letter as (its region's id, its columns). Two letters that touch (a T's bar reaching
-    // the W, at small sizes) come as one region wider than tall: they are cut apart at the
-    // column with the least of it, in its middle.
-    let parts: [(u32, std::ops::Range<usize>); 2] = match letters.as_slice() {
+    let parts = match letters.as_slice() {
         [a, b] => [(a.id, a.x0..a.x1), (b.id, b.x0..b.x1)],
         [a] if a.x1 - a.x0 >= a.y1 - a.y0 => {
             let w = a.x1 - a.x0;
@@ -701,11 +912,27 @@ pub fn tile_badge(
                     .filter(|&y| text_labels[y * bw + x] == a.id)
                     .count()
             };
+            // In the middle two fifths: the letters' own narrow parts lie outside it.
             let cut = (a.x0 + w * 3 / 10..=a.x0 + w * 7 / 10).min_by_key(|&x| column(x))?;
             [(a.id, a.x0..cut), (a.id, cut + 1..a.x1)]
         }
         _ => return None,
     };
+    Some((text_labels, parts))
+}
+
+/// Looks for a bonus badge at the corners of the tile centred on `c` and reads its letters.
+pub fn tile_badge(
+    img: &RgbaImage,
+    c: (f32, f32),
+    tile: f32,
+    classifier: &Classifier,
+) -> Option<Bonus> {
+    let b = BadgeCrop::new(img, c, tile);
+    let (face, around) = face_and_around(&b);
+    let found = find_badge(&b, face, around)?;
+    let (text, bw, bh) = badge_text(&b.crop, &found);
+    let (text_labels, parts) = badge_letters(&text, bw, bh)?;
     let read = |(id, columns): &(u32, std::ops::Range<usize>), allowed: &[u8]| -> Option<u8> {
         let mut ink = Ink::new(bw, bh);
         for (i, &l) in text_labels.iter().enumerate() {
