@@ -270,22 +270,20 @@ fn sim_serves_until_sigterm_and_leaves_its_report() {
         "{first}"
     );
     // The report exists from the start and is rewritten after every stroke.
-    let read = || -> serde_json::Value {
+    // The report file is the typed report, serialised.
+    let read = || -> scramblebot::sim::game::Report {
         serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap()
     };
-    assert_eq!(read()["strokes"].as_array().unwrap().len(), 0);
+    assert_eq!(read().strokes.len(), 0);
     let mut host = common::Host::ready(addr);
     host.exec("screencap > /dev/null");
     for x in [180, 420, 660, 660] {
         host.exec(&format!("input tap {x} 860"));
     }
     let r = read();
-    assert_eq!(r["strokes"].as_array().unwrap().len(), 4, "{r}");
-    assert_eq!(r["found"], serde_json::json!(["cat"]), "{r}");
-    assert!(
-        r["first_touch_after_screenshot_ms"].as_f64().unwrap() > 0.0,
-        "{r}"
-    );
+    assert_eq!(r.strokes.len(), 4, "{r:?}");
+    assert_eq!(r.found, ["cat"], "{r:?}");
+    assert!(r.first_touch_after_screenshot_ms.unwrap() > 0.0, "{r:?}");
     let kill = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -294,8 +292,8 @@ fn sim_serves_until_sigterm_and_leaves_its_report() {
     let status = child.wait().unwrap();
     assert!(status.success(), "{status}");
     let r = read();
-    assert_eq!(r["model"], "pixel");
-    assert_eq!(r["board"], "CATS/XXXX/XXXX/XXXX");
+    assert_eq!(r.model.as_deref(), Some("pixel"));
+    assert_eq!(r.board, "CATS/XXXX/XXXX/XXXX");
 }
 
 #[test]
@@ -1062,20 +1060,13 @@ fn a_phone_lost_mid_round_ends_play_with_what_was_entered() {
         let mut lines = std::io::BufReader::new(phone.stdout.take().unwrap()).lines();
         let first = lines.next().unwrap().unwrap();
         let addr = first.rsplit(' ').next().unwrap().to_owned();
-        let board = {
-            let r: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-            r["board"].as_str().unwrap().to_owned()
+        let read = || -> Option<scramblebot::sim::game::Report> {
+            serde_json::from_slice(&std::fs::read(&report).ok()?).ok()
         };
+        let board = read().expect("the report is there from the start").board;
         let mut play = spawn_play(&server, &addr, &board, route);
         // Pull the plug once a few words are in.
-        let strokes = || -> usize {
-            std::fs::read(&report)
-                .ok()
-                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-                .and_then(|r| r["strokes"].as_array().map(Vec::len))
-                .unwrap_or(0)
-        };
+        let strokes = || read().map_or(0, |r| r.strokes.len());
         let waited = std::time::Instant::now();
         while strokes() < 5 {
             assert!(waited.elapsed().as_secs() < 60, "{route}: no strokes");

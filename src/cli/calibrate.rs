@@ -5,14 +5,13 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use scramblebot::calibrate::probe::{self, ProbeError};
 use scramblebot::calibrate::{self, CalibrateError, SaveError};
 use scramblebot::play::unsure_text;
 use scramblebot::profile::{Glyphs, Profile};
 use scramblebot::vision::glyph::Classifier;
 
-use super::{BadInput, NotSure, PhoneArgs, game_board, round_runtime, seconds};
+use super::{BadInput, NotSure, PhoneArgs, game_board, load_image, round_runtime, seconds};
 
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
@@ -82,66 +81,26 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
-    // The screen, and what the phone says about itself.
     let (img, mut about, freeze) = match &args.image {
         Some(path) => {
-            let bytes = std::fs::read(path)
-                .with_context(|| format!("cannot read {}", path.display()))
-                .map_err(BadInput)?;
-            let img = scramblebot::vision::decode(&bytes)
-                .with_context(|| path.display().to_string())
-                .map_err(BadInput)?;
             let about = vec![format!("from the screenshot {}", path.display())];
-            (img, about, given_freeze)
+            (load_image(path)?, about, given_freeze)
         }
         None => {
-            let opts = args.phone.options()?;
-            let probed = round_runtime()?.block_on(async {
-                let phone = super::connect(&opts).await?;
-                let ask = &mut |limit: std::time::Duration| {
-                    eprintln!(
-                        "Tap the Freeze button on the phone (waiting {} s)...",
-                        limit.as_secs_f64()
-                    );
-                };
-                probe::probe(&phone, tap_wait, ask)
-                    .await
-                    .map_err(|e| match e {
-                        e @ ProbeError::NoTouchscreen => {
-                            anyhow::anyhow!("--tap: {e}: give --freeze X,Y instead")
-                        }
-                        e => e.into(),
-                    })
-            })?;
+            let probed = probe_phone(&args.phone, tap_wait)?;
             let freeze = probed.freeze_tapped.or(given_freeze);
             (probed.screenshot, probed.about, freeze)
         }
     };
-    let classifier = Classifier::built_in();
-    let cal = match calibrate::calibrate(&img, freeze, &classifier) {
-        Ok(c) => c,
-        Err(e @ CalibrateError::NotABoard(_)) => return Err(NotSure(e.to_string()).into()),
-        Err(e @ CalibrateError::NoButtons) => {
-            return Err(BadInput(anyhow::anyhow!(
-                "{e}: point at it with --freeze X,Y (pixels), or --tap on a phone"
-            ))
-            .into());
-        }
-        Err(e @ CalibrateError::FreezeOffScreen(..)) => {
-            return Err(BadInput(anyhow::anyhow!("--freeze: {e}")).into());
-        }
-        Err(e) => return Err(BadInput(e.into()).into()),
-    };
+    let cal = calibration(&img, freeze)?;
     let mut profile = cal.profile(&args.name).map_err(super::bad)?;
-    let reading = &cal.reading;
     let strip = match &typed {
         None => None,
         Some(board) => {
             let (strip, differ) = cal.glyphs(&img, board).map_err(|e| BadInput(e.into()))?;
-            let glyphs_path = paths.glyphs.clone().unwrap_or_default();
             about.push(format!(
                 "glyph templates of {board} in {}; the built-in references read {differ} of 16 tiles otherwise",
-                glyphs_path.display()
+                paths.glyphs.clone().unwrap_or_default().display()
             ));
             let glyphs = Glyphs {
                 file: format!("{}.glyphs.png", args.name),
@@ -155,6 +114,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             Some(strip)
         }
     };
+    let reading = &cal.reading;
     about.push(format!(
         "board read {}{}",
         reading.board(),
@@ -185,9 +145,63 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         e @ SaveError::Exists(_) => BadInput(e.into()).into(),
         e => anyhow::Error::new(e),
     })?;
+    summary(&about, &profile, cal.freeze_given, &saved, &args.name)
+}
+
+/// Probes the phone through the adb server (and reads a tap on Freeze with `tap_wait`).
+fn probe_phone(
+    phone: &PhoneArgs,
+    tap_wait: Option<std::time::Duration>,
+) -> anyhow::Result<probe::Probed> {
+    let opts = phone.options()?;
+    round_runtime()?.block_on(async {
+        let phone = super::connect(&opts).await?;
+        let ask = &mut |limit: std::time::Duration| {
+            eprintln!(
+                "Tap the Freeze button on the phone (waiting {} s)...",
+                limit.as_secs_f64()
+            );
+        };
+        probe::probe(&phone, tap_wait, ask)
+            .await
+            .map_err(|e| match e {
+                e @ ProbeError::NoTouchscreen => {
+                    anyhow::anyhow!("--tap: {e}: give --freeze X,Y instead")
+                }
+                e => e.into(),
+            })
+    })
+}
+
+/// The grid and the buttons found on `img`, with the flags that fix a refusal.
+fn calibration(
+    img: &image::RgbaImage,
+    freeze: Option<(f32, f32)>,
+) -> anyhow::Result<calibrate::Calibration> {
+    calibrate::calibrate(img, freeze, &Classifier::built_in()).map_err(|e| match e {
+        e @ CalibrateError::NotABoard(_) => NotSure(e.to_string()).into(),
+        e @ CalibrateError::NoButtons => BadInput(anyhow::anyhow!(
+            "{e}: point at it with --freeze X,Y (pixels), or --tap on a phone"
+        ))
+        .into(),
+        e @ CalibrateError::FreezeOffScreen(..) => {
+            BadInput(anyhow::anyhow!("--freeze: {e}")).into()
+        }
+        e => BadInput(e.into()).into(),
+    })
+}
+
+/// What was found and written, for the user.
+fn summary(
+    about: &[String],
+    profile: &Profile,
+    freeze_given: bool,
+    saved: &calibrate::Saved,
+    name: &str,
+) -> anyhow::Result<()> {
     let c = profile.centres();
     let mut out = std::io::stdout().lock();
-    for line in &about {
+    for line in about {
         writeln!(out, "{line}")?;
     }
     writeln!(
@@ -205,7 +219,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(", "),
         profile.button_radius(),
-        if cal.freeze_given {
+        if freeze_given {
             ", freeze as given"
         } else {
             ""
@@ -213,10 +227,9 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     )?;
     writeln!(
         out,
-        "wrote {} and {}; play with --device {} (from this directory) or --profile {}",
+        "wrote {} and {}; play with --device {name} (from this directory) or --profile {}",
         saved.profile.display(),
         saved.overlay.display(),
-        args.name,
         saved.profile.display()
     )?;
     Ok(())

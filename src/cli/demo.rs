@@ -109,53 +109,61 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let first_touch = report.first_touch_ms.map(|t| t - bot_start_ms);
     let words_per_sec = outcome.words_entered as f64 / outcome.elapsed_secs.max(1e-9);
     let rejected = report.rejected();
+    let summary = DemoJson {
+        model: model.name(),
+        board: board.to_string(),
+        route,
+        bot: outcome,
+        words_per_sec,
+        first_touch_ms: first_touch,
+        referee: RefereeJson {
+            score: report.score,
+            max_score: report.max_score,
+            words: report.words,
+            words_possible: report.words_possible,
+            strokes: report.strokes.len(),
+            rejected,
+            violations: report.violations.len(),
+            freezes: report.freezes.clone(),
+        },
+    };
     if args.round.json {
-        print_json(&DemoJson {
-            model: model.name(),
-            board: board.to_string(),
-            route,
-            bot: outcome.clone(),
-            words_per_sec,
-            first_touch_ms: first_touch,
-            referee: RefereeJson {
-                score: report.score,
-                max_score: report.max_score,
-                words: report.words,
-                words_possible: report.words_possible,
-                strokes: report.strokes.len(),
-                rejected,
-                violations: report.violations.len(),
-                freezes: report.freezes.clone(),
-            },
-        })?;
-        return failed(&outcome);
+        print_json(&summary)?;
+    } else {
+        print_text(&summary, &phone_model, model.release(), words);
     }
+    failed(&summary.bot)
+}
+
+/// The summary for a person: the phone, then the referee's side, then the bot's.
+fn print_text(s: &DemoJson, phone_model: &str, release: &str, words: usize) {
+    let (bot, referee) = (&s.bot, &s.referee);
     println!(
-        "virtual {} ({phone_model}, Android {}), board {board}, {words} words to enter, route {route}",
-        model.name(),
-        model.release()
+        "virtual {} ({phone_model}, Android {release}), board {}, {words} words to enter, route {}",
+        s.model, s.board, s.route
     );
     println!(
         "referee: {} words accepted of {} possible, {} points of {} possible",
-        report.words, report.words_possible, report.score, report.max_score
+        referee.words, referee.words_possible, referee.score, referee.max_score
     );
     println!(
-        "         {} strokes, {rejected} rejected, {} violations, {} freezes at {:?} s",
-        report.strokes.len(),
-        report.violations.len(),
-        outcome.freezes.len(),
-        outcome
-            .freezes
+        "         {} strokes, {} rejected, {} violations, {} freezes at {:?} s",
+        referee.strokes,
+        referee.rejected,
+        referee.violations,
+        bot.freezes.len(),
+        bot.freezes
             .iter()
             .map(|f| (f * 10.0).round() / 10.0)
             .collect::<Vec<_>>()
     );
     println!(
-        "bot:     {} words in {:.1} s ({words_per_sec:.1} words/s), stopped: {:?}, first touch {} ms after start",
-        outcome.words_entered,
-        outcome.elapsed_secs,
-        outcome.stop,
-        first_touch.map_or("-".to_owned(), |t| format!("{t:.0}"))
+        "bot:     {} words in {:.1} s ({:.1} words/s), stopped: {:?}, first touch {} ms after start",
+        bot.words_entered,
+        bot.elapsed_secs,
+        s.words_per_sec,
+        bot.stop,
+        s.first_touch_ms
+            .map_or("-".to_owned(), |t| format!("{t:.0}"))
     );
-    failed(&outcome)
 }

@@ -298,6 +298,18 @@ fn ipv4(
         .ok_or_else(|| BadInput(anyhow::anyhow!("{what} {text:?} is not HOST:PORT")))
 }
 
+/// A screenshot file (PNG, JPEG or raw screencap); a file that cannot be read or decoded is
+/// the user's to fix.
+fn load_image(path: &std::path::Path) -> Result<image::RgbaImage, BadInput> {
+    use anyhow::Context;
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read {}", path.display()))
+        .map_err(BadInput)?;
+    scramblebot::vision::decode(&bytes)
+        .with_context(|| path.display().to_string())
+        .map_err(BadInput)
+}
+
 /// A 4x4 board as `solve` takes it.
 fn game_board(text: &str) -> Result<Board, BadInput> {
     let board = Board::parse(text.trim()).map_err(bad)?;

@@ -3,14 +3,13 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use scramblebot::board::tile_name;
 use scramblebot::play::{reading_text, unsure_text};
 use scramblebot::score::Bonus;
-use scramblebot::vision::{self, grid::Grid, read};
+use scramblebot::vision::{grid::Grid, read};
 use serde::Serialize;
 
-use super::{BadInput, NotSure, chosen_profile, classifier_for};
+use super::{BadInput, NotSure, chosen_profile, classifier_for, load_image};
 
 #[derive(clap::Args, Debug)]
 pub struct ReadArgs {
@@ -66,12 +65,7 @@ struct GridJson {
 
 pub fn run(args: ReadArgs) -> anyhow::Result<()> {
     let profile = chosen_profile(args.device.as_deref(), args.profile.as_deref())?;
-    let bytes = std::fs::read(&args.image)
-        .with_context(|| format!("cannot read {}", args.image.display()))
-        .map_err(BadInput)?;
-    let img = vision::decode(&bytes)
-        .with_context(|| args.image.display().to_string())
-        .map_err(BadInput)?;
+    let img = load_image(&args.image)?;
     let grid = match &profile {
         Some(p) => {
             let (w, h) = p.screen();
