@@ -23,6 +23,7 @@
 pub mod bench;
 pub mod board;
 pub mod calibrate;
+pub mod daemon;
 pub mod dict;
 pub mod gesture;
 pub mod phone;

@@ -877,6 +877,41 @@ impl Profile {
         out
     }
 
+    /// The profile for a `width`x`height` screen: the first, by name, in ./devices, then in
+    /// `config_dir/devices`, then built in, whose screen is that size. Files that do not load
+    /// are passed over (each is named in the second list, with why).
+    pub fn for_screen_size(
+        (width, height): (u32, u32),
+        cwd: &Path,
+        config_dir: Option<&Path>,
+    ) -> (Option<Profile>, Vec<ProfileError>) {
+        let mut refused = Vec::new();
+        let dirs =
+            std::iter::once(cwd.join("devices")).chain(config_dir.map(|d| d.join("devices")));
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut paths: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                match Profile::load(&path) {
+                    Ok(p) if p.screen() == (width, height) => return (Some(p), refused),
+                    Ok(_) => {}
+                    Err(e) => refused.push(e),
+                }
+            }
+        }
+        let built_in = BUILT_IN
+            .iter()
+            .filter_map(|(n, _)| Profile::built_in(n))
+            .find(|p| p.screen() == (width, height));
+        (built_in, refused)
+    }
+
     /// Finds `--device NAME`: ./devices, then `config_dir/devices` (the user's
     /// `$XDG_CONFIG_HOME/scramblebot`), then the built-in profiles.
     pub fn find(

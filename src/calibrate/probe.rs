@@ -45,7 +45,7 @@ pub struct Probed {
 pub async fn probe(
     phone: &Phone,
     tap_wait: Option<Duration>,
-    ask: &mut dyn FnMut(Duration),
+    ask: &mut (dyn FnMut(Duration) + Send),
 ) -> Result<Probed, ProbeError> {
     let mut about = vec![format!(
         "from {} ({}, sdk {}, wm size {}x{})",

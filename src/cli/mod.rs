@@ -6,7 +6,9 @@
 
 mod bench;
 mod calibrate;
+mod daemon;
 mod demo;
+mod history;
 mod play;
 mod read;
 mod sim;
@@ -64,6 +66,12 @@ pub enum Command {
     /// and the lifeline buttons under it, probe the input routes, and write DIR/NAME.toml with
     /// an overlay picture of what was found, to check at a glance.
     Calibrate(calibrate::CalibrateArgs),
+    /// Play every round on every attached phone that has a profile, unattended: follow the
+    /// adb server's phones, read each board, enter its words, wait for the next round, and
+    /// keep a history of every round. Ctrl-C or SIGTERM stops it (the finger lifted).
+    Daemon(daemon::DaemonArgs),
+    /// The daemon's rounds summed up per phone and overall, from its history.
+    History(history::HistoryArgs),
     /// Read the board on a screenshot (PNG, JPEG or a raw `screencap` dump): the 16 tiles with
     /// their confidence, the bonus badges, and where the grid is. Exit code 3 when the screen
     /// is not a board or a tile is not read surely.
@@ -80,6 +88,8 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Play(a) => play::run(a),
         Command::Read(a) => read::run(a),
         Command::Calibrate(a) => calibrate::run(a),
+        Command::Daemon(a) => daemon::run(a),
+        Command::History(a) => history::run(a),
     }
 }
 
@@ -377,6 +387,14 @@ fn ctrl_c_stops() -> tokio::sync::watch::Receiver<bool> {
 pub static START: std::sync::LazyLock<std::time::Instant> =
     std::sync::LazyLock::new(std::time::Instant::now);
 
+/// The user's config directory: $XDG_CONFIG_HOME/scramblebot, or ~/.config/scramblebot.
+fn config_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .map(|d| d.join("scramblebot"))
+}
+
 /// The profile named by `--device NAME` or `--profile FILE`, if either is given.
 fn chosen_profile(
     device: Option<&str>,
@@ -386,10 +404,7 @@ fn chosen_profile(
         (_, Some(path)) => Some(Profile::load(path).map_err(bad)?),
         (Some(name), None) => {
             let cwd = std::env::current_dir()?;
-            let config = std::env::var_os("XDG_CONFIG_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-                .map(|d| d.join("scramblebot"));
+            let config = config_dir();
             let found = Profile::find(name, &cwd, config.as_deref());
             Some(found.map_err(|e| match e.line {
                 // Not a profile's refusal but the name's: the flag that takes a file instead.

@@ -43,6 +43,10 @@ pub struct SimArgs {
     /// Start in the lobby (tap Play to start the round) instead of in a running round.
     #[arg(long)]
     pub lobby: bool,
+    /// Start the next round by itself this many seconds after the results show, and the first
+    /// this many seconds after starting in the lobby (default: only a tap on Play/Next does).
+    #[arg(long, value_name = "SECS")]
+    pub auto_advance: Option<f64>,
     /// JSON report of every stroke, the score, freezes and violations.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -61,6 +65,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             freeze_uses: args.freeze_uses,
             frame: seconds("--frame-ms", args.frame_ms / 1000.0, 0.001)?,
             lobby: args.lobby,
+            auto_advance: args
+                .auto_advance
+                .map(|s| seconds("--auto-advance", s, 0.0))
+                .transpose()?,
         },
         report: args.report.clone(),
     };

@@ -9,6 +9,7 @@
 
 pub mod direct;
 pub mod sendevent;
+pub mod track;
 
 use std::net::{SocketAddr, SocketAddrV4};
 use std::time::Duration;
@@ -105,6 +106,26 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
+/// Asks the adb server at `server` (started if it is on loopback and not running) to connect
+/// the TCP phone at `target`, as `adb connect` does.
+pub async fn connect_tcp(server: SocketAddrV4, target: SocketAddrV4) -> Result<(), PhoneError> {
+    // Asking for the list first tells "no server" apart from "cannot reach the phone".
+    devices(server).await?;
+    blocking("adb connect", SHELL_TIMEOUT, move || {
+        ADBServer::new(server).connect_device(target)
+    })
+    .await
+    .map_err(|e| match e {
+        PhoneError::AdbServer { why, .. } => PhoneError::Connect { addr: target, why },
+        other => other,
+    })
+}
+
+/// Makes sure an adb server answers at `server` (adb_client starts one on loopback).
+pub async fn ensure_server(server: SocketAddrV4) -> Result<(), PhoneError> {
+    devices(server).await.map(drop)
+}
+
 /// The phones attached to the adb server; an error here means there is no server.
 async fn devices(server: SocketAddrV4) -> Result<Vec<DeviceShort>, PhoneError> {
     blocking("adb devices", SHELL_TIMEOUT, move || {
@@ -183,16 +204,7 @@ impl Phone {
     pub async fn connect_server(opts: &ServerOptions) -> Result<Phone, PhoneError> {
         let server = opts.server;
         if let Some(target) = opts.connect {
-            // Asking for the list first tells "no server" apart from "cannot reach the phone".
-            devices(server).await?;
-            blocking("adb connect", SHELL_TIMEOUT, move || {
-                ADBServer::new(server).connect_device(target)
-            })
-            .await
-            .map_err(|e| match e {
-                PhoneError::AdbServer { why, .. } => PhoneError::Connect { addr: target, why },
-                other => other,
-            })?;
+            connect_tcp(server, target).await?;
         }
         let wanted = opts
             .serial

@@ -67,7 +67,7 @@ impl<'p> Injector<'p> {
     pub async fn open(
         phone: &'p Phone,
         route: Route,
-        say: &mut dyn FnMut(String),
+        say: &mut (dyn FnMut(String) + Send),
     ) -> Result<Injector<'p>, PhoneError> {
         let active = match route {
             Route::Monkey => Active::Monkey(phone.monkey(MONKEY_PORT).await?),
@@ -94,7 +94,10 @@ impl<'p> Injector<'p> {
         }
     }
 
-    async fn auto(phone: &'p Phone, say: &mut dyn FnMut(String)) -> Result<Self, PhoneError> {
+    async fn auto(
+        phone: &'p Phone,
+        say: &mut (dyn FnMut(String) + Send),
+    ) -> Result<Self, PhoneError> {
         if phone.sdk <= 28 {
             match Sendevent::start(phone).await {
                 Ok(s) => {

@@ -129,7 +129,7 @@ pub async fn see(
     profile: &Profile,
     watch: bool,
     mut stop: watch::Receiver<bool>,
-    on: &mut dyn FnMut(Event),
+    on: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Sight, PlayError> {
     let grid = Grid::from_centres(*profile.centres(), profile.tile());
     let classifier = classifier_for(Some(profile))?;
@@ -236,7 +236,7 @@ pub async fn enter(
     words: &[PlannedWord],
     opts: EnterOptions,
     stop: watch::Receiver<bool>,
-    on: &mut dyn FnMut(Event),
+    on: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Played, PlayError> {
     let route = opts.route.unwrap_or(profile.input().route);
     let mut injector = Injector::open(phone, route, &mut |line| on(Event::Note(line)))

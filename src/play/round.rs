@@ -136,7 +136,7 @@ pub async fn play_round(
     settings: &RoundSettings,
     words: &[PlannedWord],
     mut stop: watch::Receiver<bool>,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<RoundOutcome, gesture::GestureError> {
     // Every gesture is built, and fence-checked, before the first touch. Tap entry makes a
     // word several taps.

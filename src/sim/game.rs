@@ -37,6 +37,10 @@ pub struct GameConfig {
     pub frame: Duration,
     /// Start in the lobby (a tap on Play starts the round) instead of in a round.
     pub lobby: bool,
+    /// The lobby (from the start) and the results screen start the next round by themselves
+    /// after this long (as a match does when every player is ready); `None`: only a tap on
+    /// Play/Next does.
+    pub auto_advance: Option<Duration>,
 }
 
 impl Default for GameConfig {
@@ -49,6 +53,7 @@ impl Default for GameConfig {
             freeze_uses: None,
             frame: Duration::from_millis(16),
             lobby: false,
+            auto_advance: None,
         }
     }
 }
@@ -324,19 +329,44 @@ impl Game {
 
     /// Moves the game on to `now`: a round whose clock has run out shows its results.
     pub fn tick(&mut self, now: Duration) {
-        if self.screen == Screen::Round && now >= self.round_end() {
-            self.screen = Screen::Results;
-            self.rounds.push(RoundSummary {
-                round: self.round,
-                board: self.board.to_string(),
-                bonuses: self.bonus_text(),
-                score: self.score,
-                max_score: self.max_score,
-                words: self.found.len(),
-                words_possible: self.words_possible,
-                freezes: self.round_freezes as usize,
-            });
+        if let Some(wait) = self.config.auto_advance
+            && self.screen == Screen::Lobby
+            && now >= wait
+        {
+            self.start_round(wait);
         }
+        loop {
+            if self.screen == Screen::Round && now >= self.round_end() {
+                self.end_round();
+            }
+            // With auto-advance, the next round starts when the wait ends, whenever the game
+            // is next looked at (rounds that would have ended meanwhile are played out empty).
+            match self.config.auto_advance {
+                Some(wait)
+                    if self.screen == Screen::Results
+                        && now >= self.round_end() + wait
+                        && !(self.config.round + wait).is_zero() =>
+                {
+                    self.start_round(self.round_end() + wait);
+                }
+                _ => break,
+            }
+        }
+    }
+
+    /// The clock has run out: the results screen, and the round's summary.
+    fn end_round(&mut self) {
+        self.screen = Screen::Results;
+        self.rounds.push(RoundSummary {
+            round: self.round,
+            board: self.board.to_string(),
+            bonuses: self.bonus_text(),
+            score: self.score,
+            max_score: self.max_score,
+            words: self.found.len(),
+            words_possible: self.words_possible,
+            freezes: self.round_freezes as usize,
+        });
     }
 
     fn bonus_text(&self) -> String {
@@ -348,6 +378,11 @@ impl Game {
             })
             .collect::<Vec<_>>()
             .join(",")
+    }
+
+    /// The round now on, or last played (1 for the first).
+    pub fn round(&self) -> u32 {
+        self.round
     }
 
     pub fn screen(&self) -> Screen {
@@ -883,5 +918,51 @@ mod tests {
         g.touch(Duration::from_secs(63), Route::Raw, Action::Up, x, y);
         assert_eq!(g.screen(), Screen::Round);
         assert_eq!(g.bonuses().iter().count(), 3);
+    }
+
+    #[test]
+    fn results_advance_by_themselves_when_asked() {
+        let config = GameConfig {
+            round: Duration::from_secs(10),
+            auto_advance: Some(Duration::from_secs(3)),
+            ..GameConfig::default()
+        };
+        let mut g = Game::new(config, Layout::of(Model::Nexus7), Trie::enable());
+        let s = Duration::from_secs;
+        // (time, screen, round)
+        let cases = [
+            (s(9), Screen::Round, 1),
+            (s(10), Screen::Results, 1),
+            (s(12), Screen::Results, 1),
+            (s(13), Screen::Round, 2),
+            (s(22), Screen::Round, 2),
+            (s(23), Screen::Results, 2),
+            // Not looked at for a while: round 3 came and went, round 4 is on.
+            (s(40), Screen::Round, 4),
+        ];
+        for (t, screen, round) in cases {
+            g.tick(t);
+            assert_eq!((g.screen(), g.round()), (screen, round), "at {t:?}");
+        }
+        assert_eq!(g.report(s(40)).rounds.len(), 3);
+        // Round 2 has bonus tiles, as a match's second round does.
+        assert_eq!(g.report(s(40)).rounds[1].bonuses.matches('@').count(), 3);
+    }
+
+    #[test]
+    fn the_lobby_advances_by_itself_too() {
+        let config = GameConfig {
+            lobby: true,
+            round: Duration::from_secs(10),
+            auto_advance: Some(Duration::from_secs(3)),
+            ..GameConfig::default()
+        };
+        let mut g = Game::new(config, Layout::of(Model::Nexus7), Trie::enable());
+        g.tick(Duration::from_secs(2));
+        assert_eq!(g.screen(), Screen::Lobby);
+        g.tick(Duration::from_secs(3));
+        assert_eq!((g.screen(), g.round()), (Screen::Round, 1));
+        g.tick(Duration::from_secs(13));
+        assert_eq!(g.screen(), Screen::Results);
     }
 }

@@ -1,0 +1,244 @@
+//! The daemon's history: one JSON line per round played (or skipped), appended to a file the
+//! user keeps (`$XDG_STATE_HOME/scramblebot/history.jsonl` by default), and the summaries
+//! `scramblebot history` shows. A line is written whole with one append, so several workers
+//! may share the file; a line that does not parse (a crash mid-write, a hand edit) is skipped
+//! and counted, never fatal.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// How a round ended for the bot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended {
+    /// Every word was entered.
+    AllWords,
+    /// The round's clock ran out first.
+    Clock,
+    /// The user stopped the daemon.
+    Stopped,
+    /// The phone went away (or refused) mid-round.
+    PhoneLost,
+    /// The board was not read surely: not played, its screenshot saved.
+    Unsure,
+}
+
+/// One round, as the history keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    /// When the round ended for the bot, in seconds since the Unix epoch.
+    pub time: u64,
+    pub serial: String,
+    pub profile: String,
+    pub board: String,
+    /// As `solve --bonus` takes them, when there are any.
+    pub bonuses: Option<String>,
+    /// The routes used ("monkey", "sendevent, monkey from word 4"); empty when not played.
+    pub route: String,
+    pub words_entered: usize,
+    pub words_planned: usize,
+    /// Points of the words entered, as the solver scores them (the game's own score may
+    /// differ when the profile's rules do).
+    pub points_claimed: u32,
+    /// Points of every word on the board.
+    pub max_points: u32,
+    /// From the board first seen to the first touch.
+    pub first_touch_ms: Option<f64>,
+    pub duration_secs: f64,
+    pub ended: Ended,
+    /// The screenshot saved for a board not read surely.
+    pub screenshot: Option<PathBuf>,
+}
+
+/// Why the history could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("cannot write the history {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read the history {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Where the history is kept unless the user says: `$XDG_STATE_HOME/scramblebot/history.jsonl`,
+/// or `~/.local/state/scramblebot/history.jsonl`.
+pub fn default_path(xdg_state_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    let base = xdg_state_home
+        .map(Path::to_path_buf)
+        .or_else(|| home.map(|h| h.join(".local/state")))?;
+    Some(base.join("scramblebot").join("history.jsonl"))
+}
+
+/// Appends `record` as one line to the history at `path` (its directory made if missing).
+pub fn append(path: &Path, record: &RoundRecord) -> Result<(), HistoryError> {
+    let write = |e| HistoryError::Write {
+        path: path.to_owned(),
+        source: e,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(write)?;
+    }
+    let mut line = serde_json::to_string(record).map_err(|e| write(e.into()))?;
+    line.push('\n');
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(write)?;
+    file.write_all(line.as_bytes()).map_err(write)?;
+    file.flush().map_err(write)
+}
+
+/// The rounds of a history file, and how many lines did not parse.
+pub fn read(path: &Path) -> Result<(Vec<RoundRecord>, usize), HistoryError> {
+    let text = std::fs::read_to_string(path).map_err(|e| HistoryError::Read {
+        path: path.to_owned(),
+        source: e,
+    })?;
+    Ok(parse(&text))
+}
+
+/// The rounds of a history's text, and how many non-empty lines did not parse.
+pub fn parse(text: &str) -> (Vec<RoundRecord>, usize) {
+    let mut bad = 0;
+    let rounds = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|l| serde_json::from_str(l).map_err(|_| bad += 1).ok())
+        .collect();
+    (rounds, bad)
+}
+
+/// A phone's rounds summed up (or every phone's).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    pub rounds: usize,
+    /// Rounds played (not skipped as unsure).
+    pub played: usize,
+    pub words_entered: usize,
+    pub points_claimed: u64,
+    pub max_points: u64,
+    /// Rounds in which every word went in.
+    pub all_words: usize,
+}
+
+impl Summary {
+    fn add(&mut self, r: &RoundRecord) {
+        self.rounds += 1;
+        if r.ended != Ended::Unsure {
+            self.played += 1;
+        }
+        self.words_entered += r.words_entered;
+        self.points_claimed += u64::from(r.points_claimed);
+        self.max_points += u64::from(r.max_points);
+        if r.ended == Ended::AllWords {
+            self.all_words += 1;
+        }
+    }
+
+    /// Points claimed as a share of the boards' maxima (0 when there were none).
+    pub fn share(&self) -> f64 {
+        if self.max_points == 0 {
+            0.0
+        } else {
+            self.points_claimed as f64 / self.max_points as f64
+        }
+    }
+}
+
+/// The rounds summed up per phone (by serial), and over all.
+pub fn summarise(rounds: &[RoundRecord]) -> (BTreeMap<String, Summary>, Summary) {
+    let mut per = BTreeMap::<String, Summary>::new();
+    let mut all = Summary::default();
+    for r in rounds {
+        per.entry(r.serial.clone()).or_default().add(r);
+        all.add(r);
+    }
+    (per, all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(serial: &str, entered: usize, points: u32, max: u32, ended: Ended) -> RoundRecord {
+        RoundRecord {
+            time: 1_700_000_000,
+            serial: serial.into(),
+            profile: "nexus7".into(),
+            board: "RBEN/STLA/EOUO/NCAQu".into(),
+            bonuses: None,
+            route: "monkey".into(),
+            words_entered: entered,
+            words_planned: 178,
+            points_claimed: points,
+            max_points: max,
+            first_touch_ms: Some(120.0),
+            duration_secs: 11.0,
+            ended,
+            screenshot: None,
+        }
+    }
+
+    #[test]
+    fn records_round_trip_and_bad_lines_are_counted() {
+        let dir = std::env::temp_dir().join(format!("scramblebot-history-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("deeper/history.jsonl");
+        let a = record("a", 178, 1220, 1220, Ended::AllWords);
+        let b = record("b", 0, 0, 900, Ended::Unsure);
+        append(&path, &a).unwrap();
+        append(&path, &b).unwrap();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 2);
+        text.push_str("{not json\n\n");
+        std::fs::write(&path, text).unwrap();
+        let (rounds, bad) = read(&path).unwrap();
+        assert_eq!((rounds, bad), (vec![a, b], 1));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn summaries_per_phone_and_overall() {
+        let rounds = [
+            record("a", 178, 1220, 1220, Ended::AllWords),
+            record("a", 100, 500, 1000, Ended::Clock),
+            record("b", 0, 0, 900, Ended::Unsure),
+        ];
+        let (per, all) = summarise(&rounds);
+        assert_eq!(per["a"].rounds, 2);
+        assert_eq!(per["a"].all_words, 1);
+        assert!((per["a"].share() - 1720.0 / 2220.0).abs() < 1e-12);
+        assert_eq!((per["b"].rounds, per["b"].played), (1, 0));
+        assert_eq!((all.rounds, all.played, all.words_entered), (3, 2, 278));
+    }
+
+    #[test]
+    fn the_default_place_follows_xdg() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        let cases = [
+            (
+                p("/x/state"),
+                p("/home/u"),
+                p("/x/state/scramblebot/history.jsonl"),
+            ),
+            (
+                None,
+                p("/home/u"),
+                p("/home/u/.local/state/scramblebot/history.jsonl"),
+            ),
+            (None, None, None),
+        ];
+        for (xdg, home, want) in cases {
+            assert_eq!(default_path(xdg.as_deref(), home.as_deref()), want);
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! The host daemon: it follows the adb server's device list (`host:track-devices`), starts a
+//! worker for every phone that comes ready and has a profile, plays round after round on each
+//! (`worker`), keeps TCP phones connected (`--connect`), and records every round in the
+//! history (`history`). One phone's failure never stops another: a worker whose phone goes
+//! ends, and a new one starts when the phone is back, resuming the round it was playing if
+//! that round is still on. It stops when its stop signal turns true (workers lift the finger
+//! and finish), or when every phone has played its rounds.
+
+pub mod config;
+pub mod history;
+pub mod worker;
+
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddrV4;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinSet;
+
+use crate::dict::Trie;
+use crate::phone::track::Tracker;
+use crate::phone::{self, Phone, PhoneError, ServerOptions};
+use crate::profile::Profile;
+use history::RoundRecord;
+use worker::{Memory, Worker, WorkerOptions};
+
+/// How often a TCP phone that is not attached is connected again.
+const RECONNECT_EVERY: Duration = Duration::from_secs(2);
+/// How long to wait before following the server's list again after it went away.
+const SERVER_RETRY: Duration = Duration::from_secs(1);
+
+/// Which profile a phone plays with.
+#[derive(Clone, Debug)]
+pub enum Profiles {
+    /// This one for every phone (scaled to a screen of the same shape).
+    One(Box<Profile>),
+    /// By serial; a phone not listed gets the profile its screen size has, as `BySize`.
+    BySerial(HashMap<String, Profile>),
+    /// The first profile whose screen has the phone's size: ./devices, then the config
+    /// directory's devices, then the built-in ones.
+    BySize,
+}
+
+/// Everything the daemon is started with.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub server: SocketAddrV4,
+    /// TCP phones to keep connected through the server.
+    pub connect: Vec<SocketAddrV4>,
+    /// Only these phones (by serial); `None`: every phone.
+    pub only: Option<HashSet<String>>,
+    pub profiles: Profiles,
+    /// Where `Profiles::BySize` looks: the working directory and the config directory.
+    pub cwd: PathBuf,
+    pub config_dir: Option<PathBuf>,
+    pub worker: WorkerOptions,
+    /// The history file; `None`: no history.
+    pub history: Option<PathBuf>,
+}
+
+/// What the daemon tells its caller, as it happens (`--json` prints one per line).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A phone came ready and has a profile: its worker starts.
+    PhoneReady {
+        serial: String,
+        profile: String,
+        model: String,
+        screen: (u32, u32),
+    },
+    /// A phone came ready without a profile for its screen: it is left alone.
+    NoProfile {
+        serial: String,
+        screen: (u32, u32),
+    },
+    /// A board already showing when the worker started: the worker waits for the next round.
+    JoinedLate {
+        serial: String,
+        board: String,
+    },
+    RoundStarted {
+        serial: String,
+        round: u32,
+        board: String,
+        bonuses: Option<String>,
+        words: usize,
+    },
+    /// A round cut short by the phone going away goes on.
+    Resumed {
+        serial: String,
+        board: String,
+        words_left: usize,
+    },
+    Progress {
+        serial: String,
+        entered: usize,
+        planned: usize,
+        points: u32,
+        left_secs: f64,
+    },
+    RoundEnded {
+        record: RoundRecord,
+    },
+    /// A board not read surely: not played.
+    Skipped {
+        serial: String,
+        why: String,
+        screenshot: Option<PathBuf>,
+    },
+    /// The phone went away or failed; its worker ended.
+    PhoneLost {
+        serial: String,
+        why: String,
+    },
+    /// The phone has played its rounds.
+    PhoneDone {
+        serial: String,
+        rounds: u32,
+    },
+    /// Something worth a line that is not about one phone (a reconnect, the server back).
+    Note {
+        text: String,
+    },
+}
+
+impl Event {
+    /// The phone the event is about, if one.
+    pub fn serial(&self) -> Option<&str> {
+        match self {
+            Event::PhoneReady { serial, .. }
+            | Event::NoProfile { serial, .. }
+            | Event::JoinedLate { serial, .. }
+            | Event::RoundStarted { serial, .. }
+            | Event::Resumed { serial, .. }
+            | Event::Progress { serial, .. }
+            | Event::Skipped { serial, .. }
+            | Event::PhoneLost { serial, .. }
+            | Event::PhoneDone { serial, .. } => Some(serial),
+            Event::RoundEnded { record } => Some(&record.serial),
+            Event::Note { .. } => None,
+        }
+    }
+}
+
+/// Why the daemon could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error(transparent)]
+    Phone(#[from] PhoneError),
+    #[error(transparent)]
+    History(#[from] history::HistoryError),
+}
+
+/// What a run did, per phone: rounds played.
+pub type Summary = HashMap<String, u32>;
+
+/// The profile for a phone of `screen`, by the daemon's rule.
+fn profile_for(opts: &Options, serial: &str, screen: (u32, u32)) -> Option<Profile> {
+    let by_size = || {
+        Profile::for_screen_size(screen, &opts.cwd, opts.config_dir.as_deref())
+            .0
+            .filter(|p| p.screen() == screen)
+    };
+    match &opts.profiles {
+        Profiles::One(p) => p.for_screen(screen.0, screen.1).ok(),
+        Profiles::BySerial(map) => match map.get(serial) {
+            Some(p) => p.for_screen(screen.0, screen.1).ok(),
+            None => by_size(),
+        },
+        Profiles::BySize => by_size(),
+    }
+}
+
+/// One phone's worker task: connect, choose the profile, play. Returns the phone's memory.
+async fn work(
+    opts: Arc<Options>,
+    trie: Arc<Trie>,
+    serial: String,
+    mut memory: Memory,
+    stop: watch::Receiver<bool>,
+    events: mpsc::UnboundedSender<Event>,
+) -> (String, Memory, Result<bool, String>) {
+    let server = ServerOptions {
+        server: opts.server,
+        serial: Some(serial.clone()),
+        connect: None,
+    };
+    let phone = match Phone::connect_server(&server).await {
+        Ok(p) => p,
+        Err(e) => return (serial, memory, Err(e.to_string())),
+    };
+    let Some(profile) = profile_for(&opts, &serial, phone.screen) else {
+        let _ = events.send(Event::NoProfile {
+            serial: serial.clone(),
+            screen: phone.screen,
+        });
+        return (serial, memory, Ok(false));
+    };
+    let _ = events.send(Event::PhoneReady {
+        serial: serial.clone(),
+        profile: profile.name().to_owned(),
+        model: phone.model.clone(),
+        screen: phone.screen,
+    });
+    let mut worker = Worker {
+        phone: &phone,
+        profile: &profile,
+        trie: &trie,
+        opts: &opts.worker,
+        events: &events,
+        stop,
+    };
+    let result = worker.run(&mut memory).await.map_err(|e| e.to_string());
+    (serial, memory, result.map(|()| true))
+}
+
+/// A phone the daemon knows: its memory, and whether it is done or has no profile.
+#[derive(Default)]
+struct Known {
+    memory: Memory,
+    done: bool,
+    no_profile: bool,
+}
+
+/// Runs the daemon until `stop` turns true or every phone has played its rounds. Events go
+/// to `events`; rounds are appended to the history as they end.
+pub async fn run(
+    opts: Options,
+    stop: watch::Receiver<bool>,
+    events: mpsc::UnboundedSender<Event>,
+) -> Result<Summary, DaemonError> {
+    let opts = Arc::new(opts);
+    let trie = Arc::new(Trie::enable());
+    let (inner_tx, mut inner_rx) = mpsc::unbounded_channel::<Event>();
+    let mut known: HashMap<String, Known> = HashMap::new();
+    let mut running: HashMap<String, tokio::task::AbortHandle> = HashMap::new();
+    let mut tasks = JoinSet::new();
+    let mut tracker: Option<Tracker> = None;
+    let mut reconnect = tokio::time::interval(RECONNECT_EVERY);
+    let mut stop_wait = stop.clone();
+    let mut attached: Vec<String> = Vec::new();
+    loop {
+        if *stop.borrow() && tasks.is_empty() {
+            break;
+        }
+        let all_done = opts.worker.rounds.is_some()
+            && !known.is_empty()
+            && tasks.is_empty()
+            && known.values().all(|k| k.done || k.no_profile)
+            && known.values().any(|k| k.done);
+        if all_done {
+            break;
+        }
+        if tracker.is_none() && !*stop.borrow() {
+            match open_tracker(opts.server).await {
+                Ok(t) => tracker = Some(t),
+                Err(e) => {
+                    let _ = events.send(Event::Note {
+                        text: format!("waiting for the adb server: {e}"),
+                    });
+                    tokio::time::sleep(SERVER_RETRY).await;
+                    continue;
+                }
+            }
+        }
+        tokio::select! {
+            list = async { tracker.as_mut().expect("opened above").next().await }, if tracker.is_some() => {
+                match list {
+                    Ok(list) => {
+                        attached = list.iter().filter(|a| a.ready()).map(|a| a.serial.clone()).collect();
+                        // Phones gone: their workers end (the phone is not there to lift a finger on).
+                        for (serial, handle) in &running {
+                            if !attached.contains(serial) {
+                                handle.abort();
+                            }
+                        }
+                        if !*stop.borrow() {
+                            for serial in &attached {
+                                let wanted = opts.only.as_ref().is_none_or(|o| o.contains(serial));
+                                let k = known.entry(serial.clone()).or_default();
+                                if wanted && !k.done && !k.no_profile && !running.contains_key(serial) {
+                                    let handle = tasks.spawn(work(
+                                        opts.clone(),
+                                        trie.clone(),
+                                        serial.clone(),
+                                        k.memory.clone(),
+                                        stop.clone(),
+                                        inner_tx.clone(),
+                                    ));
+                                    running.insert(serial.clone(), handle);
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        tracker = None;
+                        let _ = events.send(Event::Note { text: format!("lost the adb server: {e}") });
+                    }
+                }
+            }
+            Some(event) = inner_rx.recv() => {
+                if let (Event::RoundEnded { record }, Some(path)) = (&event, &opts.history) {
+                    history::append(path, record)?;
+                }
+                let _ = events.send(event);
+            }
+            done = tasks.join_next(), if !tasks.is_empty() => {
+                let Some(done) = done else { continue };
+                match done {
+                    Ok((serial, memory, result)) => {
+                        running.remove(&serial);
+                        let k = known.entry(serial.clone()).or_default();
+                        let rounds = memory.rounds;
+                        k.memory = memory;
+                        match result {
+                            Ok(true) => {
+                                k.done = opts.worker.rounds.is_some_and(|n| rounds >= n);
+                                if k.done {
+                                    let _ = events.send(Event::PhoneDone { serial, rounds });
+                                }
+                            }
+                            Ok(false) => k.no_profile = true,
+                            Err(why) => {
+                                let _ = events.send(Event::PhoneLost { serial, why });
+                            }
+                        }
+                    }
+                    Err(join) if join.is_cancelled() => {
+                        // Aborted because its phone left the list; the memory of its last
+                        // round is the one kept before it started.
+                        let gone: Vec<String> = running.keys().filter(|s| !attached.contains(s)).cloned().collect();
+                        for serial in gone {
+                            running.remove(&serial);
+                            let _ = events.send(Event::PhoneLost { serial, why: "it left the adb server's list".into() });
+                        }
+                    }
+                    Err(join) => {
+                        let _ = events.send(Event::Note { text: format!("a worker failed: {join}") });
+                    }
+                }
+            }
+            _ = reconnect.tick(), if !opts.connect.is_empty() && !*stop.borrow() => {
+                for addr in &opts.connect {
+                    if !attached.contains(&addr.to_string())
+                        && phone::connect_tcp(opts.server, *addr).await.is_ok()
+                    {
+                        let _ = events.send(Event::Note { text: format!("connected {addr}") });
+                    }
+                }
+            }
+            _ = stop_wait.wait_for(|s| *s), if !*stop.borrow() => {}
+        }
+    }
+    // What the workers said last.
+    while let Ok(event) = inner_rx.try_recv() {
+        if let (Event::RoundEnded { record }, Some(path)) = (&event, &opts.history) {
+            history::append(path, record)?;
+        }
+        let _ = events.send(event);
+    }
+    Ok(known
+        .into_iter()
+        .map(|(s, k)| (s, k.memory.rounds))
+        .collect())
+}
+
+/// Starts the server if need be and follows its device list.
+async fn open_tracker(server: SocketAddrV4) -> Result<Tracker, PhoneError> {
+    phone::ensure_server(server).await?;
+    Tracker::open(server, Duration::from_secs(5)).await
+}
+
+/// The history's place when the user gives none, from the environment.
+pub fn default_history() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    history::default_path(xdg.as_deref(), home.as_deref())
+}
+
+/// Where a daemon's unreadable screenshots go by default: beside the history.
+pub fn default_unsure_dir(history: Option<&Path>) -> PathBuf {
+    history
+        .and_then(Path::parent)
+        .map_or_else(|| PathBuf::from("."), |d| d.join("unsure"))
+}

@@ -1,0 +1,377 @@
+//! One phone's worker: round after round, it waits for a board on the screen, reads it (a
+//! board not read surely is never played: its screenshot is saved and the round skipped),
+//! solves it, enters the words, and waits for the board to go before looking for the next.
+//! A board counts as new when its letters or bonuses differ, or a screen that is not a board
+//! (results, lobby) was seen since the last one. A board already showing when the worker
+//! starts is joined only when it is the round the worker was playing when its phone went
+//! away (the clock is known then); otherwise the worker waits for the next round, as it
+//! cannot know how much time is left.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::Event;
+use super::history::{Ended, RoundRecord};
+use crate::board::Board;
+use crate::dict::Trie;
+use crate::phone::{Phone, PhoneError};
+use crate::play::look::{self, Look};
+use crate::play::{self, EnterOptions, PlannedWord, PlayError, Stop};
+use crate::profile::{Profile, Route};
+use crate::score::Bonuses;
+use crate::solve::Order;
+use crate::vision::glyph::Classifier;
+use crate::vision::grid::Grid;
+
+/// Time between two looks while waiting.
+const LOOK_EVERY: Duration = Duration::from_millis(250);
+/// How long a board may stay unsure before it is given up on (one mid-animation becomes
+/// readable; one in a font the reader cannot read does not).
+const UNSURE_PATIENCE: Duration = Duration::from_secs(2);
+
+/// How a worker plays.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    pub order: Order,
+    pub route: Option<Route>,
+    /// Rounds to play on this phone; `None`: until stopped.
+    pub rounds: Option<u32>,
+    /// Where screenshots of boards not read surely go.
+    pub unsure_dir: PathBuf,
+}
+
+/// What a phone's worker remembers across its restarts (the phone lost and back).
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    /// Rounds played (or skipped) on this phone.
+    pub rounds: u32,
+    /// The round being played when the phone went away.
+    pub interrupted: Option<Interrupted>,
+}
+
+/// A round cut short by the phone going away.
+#[derive(Clone, Debug)]
+pub struct Interrupted {
+    pub board: Board,
+    pub bonuses: Bonuses,
+    /// The words not entered yet (the one in flight when the phone went is left out: it may
+    /// have been taken, and no word is entered twice in a round).
+    pub left: Vec<PlannedWord>,
+    /// When the round's board was first seen, and what the clock had then.
+    pub seen: Instant,
+    pub clock: Duration,
+    /// What the Freezes tapped so far added to the clock.
+    pub added: Duration,
+}
+
+/// The board on a look, when it is one read surely.
+fn sure_board(l: &Look) -> Option<(Board, Bonuses)> {
+    l.sure().map(|r| (r.board(), r.bonuses()))
+}
+
+/// A phone's worker: what it needs, and where it reports.
+pub struct Worker<'a> {
+    pub phone: &'a Phone,
+    pub profile: &'a Profile,
+    pub trie: &'a Trie,
+    pub opts: &'a WorkerOptions,
+    pub events: &'a tokio::sync::mpsc::UnboundedSender<Event>,
+    pub stop: watch::Receiver<bool>,
+}
+
+impl Worker<'_> {
+    fn emit(&self, event: Event) {
+        let _ = self.events.send(event);
+    }
+
+    fn serial(&self) -> String {
+        self.phone.serial.clone()
+    }
+
+    fn stopped(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    /// Waits `d`, or less if stopped; false if stopped.
+    async fn pause(&mut self, d: Duration) -> bool {
+        let mut stop = self.stop.clone();
+        let stopped = tokio::select! {
+            _ = tokio::time::sleep(d) => false,
+            _ = stop.wait_for(|s| *s) => true,
+        };
+        !stopped && !self.stopped()
+    }
+
+    /// Plays rounds until its rounds are done or it is stopped; an error when the phone goes.
+    pub async fn run(&mut self, memory: &mut Memory) -> Result<(), PlayError> {
+        let grid = Grid::from_centres(*self.profile.centres(), self.profile.tile());
+        let classifier = play::classifier_for(Some(self.profile))?;
+        let mut first_look = true;
+        let mut unsure_since: Option<Instant> = None;
+        // When the last look that did not show the board now on screen started: the board
+        // appeared after it, so the round's clock is counted from there (a lower bound: the
+        // bot would rather leave a word out than touch the results screen).
+        let mut before: Option<Instant> = None;
+        loop {
+            if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
+                return Ok(());
+            }
+            let started = Instant::now();
+            let l = look::look(self.phone, &grid, &classifier).await?;
+            let was_first = std::mem::replace(&mut first_look, false);
+            match (&l.reading, sure_board(&l)) {
+                // Results, lobby, a menu: whatever board shows next is a new round.
+                (Err(_), _) => {
+                    unsure_since = None;
+                    before = Some(started);
+                }
+                (Ok(_), None) => {
+                    let since = *unsure_since.get_or_insert(started);
+                    if since.elapsed() >= UNSURE_PATIENCE {
+                        unsure_since = None;
+                        self.skip_unsure(&l, memory)?;
+                        before = Some(
+                            self.wait_for_the_board_to_go(&grid, &classifier, None)
+                                .await?,
+                        );
+                    }
+                }
+                (Ok(_), Some(board)) => {
+                    unsure_since = None;
+                    if was_first {
+                        let resume = memory
+                            .interrupted
+                            .take()
+                            .filter(|i| (i.board, i.bonuses) == board);
+                        match resume {
+                            Some(i) => self.resume(i, memory).await?,
+                            None => self.emit(Event::JoinedLate {
+                                serial: self.serial(),
+                                board: board.0.to_string(),
+                            }),
+                        }
+                    } else {
+                        memory.interrupted = None;
+                        self.play(&board, before.unwrap_or(started), memory).await?;
+                    }
+                    // The board stays until the round's results: wait for it to go.
+                    before = Some(
+                        self.wait_for_the_board_to_go(&grid, &classifier, Some(&board))
+                            .await?,
+                    );
+                    continue;
+                }
+            }
+            let next = started + LOOK_EVERY;
+            if !self
+                .pause(next.saturating_duration_since(Instant::now()))
+                .await
+            {
+                return Ok(());
+            }
+        }
+    }
+
+    /// A board not read surely: never played. Its screenshot is saved, the round recorded.
+    fn skip_unsure(&self, l: &Look, memory: &mut Memory) -> Result<(), PlayError> {
+        let why = match &l.reading {
+            Ok(r) => format!("not sure of {}", play::unsure_text(r)),
+            Err(e) => e.to_string(),
+        };
+        let saved = std::fs::create_dir_all(&self.opts.unsure_dir)
+            .ok()
+            .and_then(|()| play::save_screenshot(&l.image, &self.opts.unsure_dir).ok());
+        let board = l.reading.as_ref().map(|r| r.board().to_string());
+        memory.rounds += 1;
+        self.emit(Event::Skipped {
+            serial: self.serial(),
+            why,
+            screenshot: saved.clone(),
+        });
+        self.emit(Event::RoundEnded {
+            record: RoundRecord {
+                time: unix_now(),
+                serial: self.serial(),
+                profile: self.profile.name().to_owned(),
+                board: board.unwrap_or_default(),
+                bonuses: None,
+                route: String::new(),
+                words_entered: 0,
+                words_planned: 0,
+                points_claimed: 0,
+                max_points: 0,
+                first_touch_ms: None,
+                duration_secs: 0.0,
+                ended: Ended::Unsure,
+                screenshot: saved,
+            },
+        });
+        Ok(())
+    }
+
+    /// Plays a new round on `board`, first seen at `seen`.
+    async fn play(
+        &mut self,
+        board: &(Board, Bonuses),
+        seen: Instant,
+        memory: &mut Memory,
+    ) -> Result<(), PlayError> {
+        let words = play::plan_words(self.trie, self.profile, &board.0, &board.1, self.opts.order);
+        let clock = Duration::from_secs_f64(self.profile.rules().round_secs);
+        self.enter_round(board, words, seen, clock, Duration::ZERO, memory)
+            .await
+    }
+
+    /// Goes on with a round cut short by the phone going away.
+    async fn resume(&mut self, i: Interrupted, memory: &mut Memory) -> Result<(), PlayError> {
+        self.emit(Event::Resumed {
+            serial: self.serial(),
+            board: i.board.to_string(),
+            words_left: i.left.len(),
+        });
+        let board = (i.board, i.bonuses);
+        self.enter_round(&board, i.left, i.seen, i.clock, i.added, memory)
+            .await
+    }
+
+    /// Enters `words` on `board` with the clock at `clock` (plus `added` by Freezes) when the
+    /// board was first seen at `seen`; records the round, or what is left of it when the phone
+    /// goes.
+    async fn enter_round(
+        &mut self,
+        board: &(Board, Bonuses),
+        words: Vec<PlannedWord>,
+        seen: Instant,
+        clock: Duration,
+        added: Duration,
+        memory: &mut Memory,
+    ) -> Result<(), PlayError> {
+        let serial = self.serial();
+        let bonus_text = (!board.1.is_empty()).then(|| board.1.text(&board.0));
+        self.emit(Event::RoundStarted {
+            serial: serial.clone(),
+            round: memory.rounds + 1,
+            board: board.0.to_string(),
+            bonuses: bonus_text.clone(),
+            words: words.len(),
+        });
+        let time_left = (clock + added).saturating_sub(seen.elapsed());
+        let opts = EnterOptions {
+            route: self.opts.route,
+            time_left: Some(time_left),
+        };
+        let events = self.events.clone();
+        let on = &mut |e: play::Event| {
+            if let play::Event::Progress(p) = e {
+                let _ = events.send(Event::Progress {
+                    serial: serial.clone(),
+                    entered: p.entered,
+                    planned: p.planned,
+                    points: p.points,
+                    left_secs: p.left.as_secs_f64(),
+                });
+            }
+        };
+        let played = play::enter(
+            self.phone,
+            self.profile,
+            &words,
+            opts,
+            self.stop.clone(),
+            on,
+        )
+        .await?;
+        let outcome = &played.outcome;
+        let ended = match outcome.stop {
+            Stop::AllWords => Ended::AllWords,
+            Stop::Clock => Ended::Clock,
+            Stop::Stopped => Ended::Stopped,
+            Stop::Failed => Ended::PhoneLost,
+        };
+        if ended == Ended::PhoneLost {
+            let freeze_adds = Duration::from_secs_f64(self.profile.rules().freeze_secs);
+            memory.interrupted = Some(Interrupted {
+                board: board.0,
+                bonuses: board.1,
+                left: words
+                    .iter()
+                    .skip(outcome.words_entered + 1)
+                    .cloned()
+                    .collect(),
+                seen,
+                clock,
+                added: added + freeze_adds * outcome.freezes.len() as u32,
+            });
+        } else {
+            memory.rounds += 1;
+        }
+        let max_points = words.iter().map(|w| w.points).sum();
+        let record = RoundRecord {
+            time: unix_now(),
+            serial: serial.clone(),
+            profile: self.profile.name().to_owned(),
+            board: board.0.to_string(),
+            bonuses: bonus_text,
+            route: outcome.routes_text(),
+            words_entered: outcome.words_entered,
+            words_planned: outcome.words_planned,
+            points_claimed: outcome.points_entered,
+            max_points,
+            first_touch_ms: played
+                .first_touch
+                .map(|t| t.saturating_duration_since(seen.into_std()).as_secs_f64() * 1e3),
+            duration_secs: outcome.elapsed_secs,
+            ended,
+            screenshot: None,
+        };
+        self.emit(Event::RoundEnded { record });
+        match &outcome.error {
+            Some(e) => Err(PlayError::Phone(PhoneError::Unexpected {
+                asked: "the round".into(),
+                answer: e.clone(),
+            })),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until `board` is no longer on the screen (another screen, or another board);
+    /// with no board, until a screen that is not a board shows. Returns when the last look
+    /// that did not show what comes next started: the next board appeared after it.
+    async fn wait_for_the_board_to_go(
+        &mut self,
+        grid: &Grid,
+        classifier: &Classifier,
+        board: Option<&(Board, Bonuses)>,
+    ) -> Result<Instant, PlayError> {
+        let mut previous = Instant::now();
+        loop {
+            let started = Instant::now();
+            let l = look::look(self.phone, grid, classifier).await?;
+            match (&l.reading, board) {
+                (Err(_), _) => return Ok(started),
+                (Ok(_), Some(b)) if sure_board(&l).is_some_and(|now| now != *b) => {
+                    return Ok(previous);
+                }
+                _ => {}
+            }
+            previous = started;
+            let next = started + LOOK_EVERY;
+            if !self
+                .pause(next.saturating_duration_since(Instant::now()))
+                .await
+            {
+                return Ok(started);
+            }
+        }
+    }
+}
+
+/// Seconds since the Unix epoch.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
