@@ -15,9 +15,9 @@ use scramblebot::sim::{Model, Sim, SimConfig};
 /// The round's length on the virtual phones and in their profiles.
 const ROUND_SECS: u64 = 8;
 
-/// A working directory whose devices/ holds the shipped profiles with `ROUND_SECS` rounds
+/// A working directory whose devices/ holds the shipped profiles with rounds of `round_secs`
 /// (a profile says how long the game's rounds are).
-fn workdir(name: &str) -> std::path::PathBuf {
+fn workdir(name: &str, round_secs: u64) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("scramblebot-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("devices")).unwrap();
@@ -30,7 +30,7 @@ fn workdir(name: &str) -> std::path::PathBuf {
             .lines()
             .map(|l| {
                 if l.starts_with("round_secs") {
-                    format!("round_secs = {ROUND_SECS}\n")
+                    format!("round_secs = {round_secs}\n")
                 } else {
                     format!("{l}\n")
                 }
@@ -63,7 +63,7 @@ fn three_phones_play_three_rounds_each() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("daemon");
+    let dir = workdir("daemon", ROUND_SECS);
     let phones: Vec<Sim> = Model::ALL
         .iter()
         .zip(1..)
@@ -135,5 +135,152 @@ fn three_phones_play_three_rounds_each() {
             "{mine:?}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Starts the daemon through `server` in `dir` with `args`, its output piped.
+fn spawn_daemon(server: &common::AdbServer, dir: &Path, args: &[String]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        .args(["daemon", "-P", &server.port.to_string(), "--json"])
+        .args(args)
+        .env("HOME", &server.home)
+        .env_remove("ANDROID_SERIAL")
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits, up to a minute, until `ready` holds.
+fn wait_until(what: &str, ready: impl Fn() -> bool) {
+    let started = std::time::Instant::now();
+    while !ready() {
+        assert!(started.elapsed().as_secs() < 60, "never: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The length of `long_round`'s round.
+const LONG_ROUND_SECS: u64 = 60;
+
+/// A phone in the lobby whose one long round starts by itself two seconds after it starts.
+fn long_round(model: Model) -> Sim {
+    common::start_with(SimConfig {
+        model,
+        game: GameConfig {
+            lobby: true,
+            round: Duration::from_secs(LONG_ROUND_SECS),
+            auto_advance: Some(Duration::from_secs(2)),
+            ..GameConfig::default()
+        },
+        report: None,
+    })
+}
+
+#[test]
+fn a_phone_without_a_profile_is_left_alone_and_sigterm_finishes_the_stroke() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-sigterm", LONG_ROUND_SECS);
+    let (pixel, nexus) = (long_round(Model::Pixel), long_round(Model::Nexus7));
+    let history = dir.join("history.jsonl");
+    let args: Vec<String> = [
+        "--device",
+        "pixel",
+        "--history",
+        history.to_str().unwrap(),
+        "--connect",
+        &pixel.addr().to_string(),
+        "--connect",
+        &nexus.addr().to_string(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let daemon = spawn_daemon(&server, &dir, &args);
+    wait_until("ten words on the pixel", || {
+        pixel.device().report().strokes.len() >= 10
+    });
+    let kill = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = daemon.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The Nexus 7's screen is another shape than the pixel profile's: one line, no touch.
+    let nexus_serial = nexus.addr().to_string();
+    let no_profile = stdout
+        .lines()
+        .filter(|l| l.contains("\"no_profile\"") && l.contains(&nexus_serial))
+        .count();
+    assert_eq!(no_profile, 1, "{stdout}");
+    assert!(nexus.device().report().strokes.is_empty());
+    // The stroke in progress was finished and the finger lifted: every stroke a word the game
+    // took, none left down; the history has the round, stopped.
+    let report = pixel.device().report();
+    assert!(!report.finger_down);
+    assert_eq!(report.rejected(), 0, "{:?}", report.strokes);
+    assert!(report.violations.is_empty());
+    let (rounds, _) = history::read(&history).unwrap();
+    assert_eq!(rounds.len(), 1, "{rounds:?}");
+    assert_eq!(rounds[0].ended, Ended::Stopped);
+    assert_eq!(rounds[0].words_entered, report.words);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_dropped_phone_is_connected_again_and_its_round_resumed() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-drop", LONG_ROUND_SECS);
+    let phone = long_round(Model::Nexus7);
+    let serial = phone.addr().to_string();
+    let history = dir.join("history.jsonl");
+    let args: Vec<String> = [
+        "--rounds",
+        "1",
+        "--history",
+        history.to_str().unwrap(),
+        "--connect",
+        &serial,
+    ]
+    .map(String::from)
+    .to_vec();
+    let daemon = spawn_daemon(&server, &dir, &args);
+    wait_until("ten words", || phone.device().report().strokes.len() >= 10);
+    // The connection drops mid-round (as Wi-Fi does); the round goes on on the phone.
+    assert!(server.adb(&["disconnect", &serial]).status.success());
+    let out = daemon.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("\"phone_lost\""), "{stdout}");
+    assert!(stdout.contains("\"resumed\""), "{stdout}");
+    let report = phone.device().report();
+    // No word entered twice (the game would refuse it), none on the wrong screen; at most
+    // the word cut by the drop is lost or refused, and the one in flight skipped.
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert!(report.rejected() <= 1, "{:?}", report.strokes);
+    assert!(
+        report.words + 2 >= report.words_possible,
+        "{} of {}",
+        report.words,
+        report.words_possible
+    );
+    let (rounds, _) = history::read(&history).unwrap();
+    let ended: Vec<Ended> = rounds.iter().map(|r| r.ended).collect();
+    assert_eq!(ended, [Ended::PhoneLost, Ended::AllWords], "{rounds:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -100,6 +100,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         let opts = EnterOptions {
             route: args.round.route.map(Into::into),
             time_left: Some(left),
+            finish_word_on_stop: false,
         };
         let played = enter(&phone, &profile, &seen, opts, &args.round, stop).await?;
         anyhow::Ok((played.outcome, phone.model.clone(), seen.board))

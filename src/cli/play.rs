@@ -83,6 +83,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         let opts = EnterOptions {
             route: args.round.route.map(Into::into),
             time_left,
+            finish_word_on_stop: false,
         };
         let played = enter(&phone, &profile, &seen, opts, &args.round, stop).await?;
         let line = format!(

@@ -237,7 +237,8 @@ pub async fn run(
     let trie = Arc::new(Trie::enable());
     let (inner_tx, mut inner_rx) = mpsc::unbounded_channel::<Event>();
     let mut known: HashMap<String, Known> = HashMap::new();
-    let mut running: HashMap<String, tokio::task::AbortHandle> = HashMap::new();
+    // The running workers, by task: a worker that panics still frees its phone.
+    let mut running: HashMap<tokio::task::Id, String> = HashMap::new();
     let mut tasks = JoinSet::new();
     let mut tracker: Option<Tracker> = None;
     let mut reconnect = tokio::time::interval(RECONNECT_EVERY);
@@ -271,18 +272,14 @@ pub async fn run(
             list = async { tracker.as_mut().expect("opened above").next().await }, if tracker.is_some() => {
                 match list {
                     Ok(list) => {
+                        // A phone that left the list is not aborted: its worker fails on its
+                        // next call and keeps what it knows of the round it was playing.
                         attached = list.iter().filter(|a| a.ready()).map(|a| a.serial.clone()).collect();
-                        // Phones gone: their workers end (the phone is not there to lift a finger on).
-                        for (serial, handle) in &running {
-                            if !attached.contains(serial) {
-                                handle.abort();
-                            }
-                        }
                         if !*stop.borrow() {
                             for serial in &attached {
                                 let wanted = opts.only.as_ref().is_none_or(|o| o.contains(serial));
                                 let k = known.entry(serial.clone()).or_default();
-                                if wanted && !k.done && !k.no_profile && !running.contains_key(serial) {
+                                if wanted && !k.done && !k.no_profile && !running.values().any(|s| s == serial) {
                                     let handle = tasks.spawn(work(
                                         opts.clone(),
                                         trie.clone(),
@@ -291,7 +288,7 @@ pub async fn run(
                                         stop.clone(),
                                         inner_tx.clone(),
                                     ));
-                                    running.insert(serial.clone(), handle);
+                                    running.insert(handle.id(), serial.clone());
                                 }
                             }
                         }
@@ -308,11 +305,11 @@ pub async fn run(
                 }
                 let _ = events.send(event);
             }
-            done = tasks.join_next(), if !tasks.is_empty() => {
+            done = tasks.join_next_with_id(), if !tasks.is_empty() => {
                 let Some(done) = done else { continue };
                 match done {
-                    Ok((serial, memory, result)) => {
-                        running.remove(&serial);
+                    Ok((id, (serial, memory, result))) => {
+                        running.remove(&id);
                         let k = known.entry(serial.clone()).or_default();
                         let rounds = memory.rounds;
                         k.memory = memory;
@@ -329,17 +326,9 @@ pub async fn run(
                             }
                         }
                     }
-                    Err(join) if join.is_cancelled() => {
-                        // Aborted because its phone left the list; the memory of its last
-                        // round is the one kept before it started.
-                        let gone: Vec<String> = running.keys().filter(|s| !attached.contains(s)).cloned().collect();
-                        for serial in gone {
-                            running.remove(&serial);
-                            let _ = events.send(Event::PhoneLost { serial, why: "it left the adb server's list".into() });
-                        }
-                    }
                     Err(join) => {
-                        let _ = events.send(Event::Note { text: format!("a worker failed: {join}") });
+                        let serial = running.remove(&join.id()).unwrap_or_default();
+                        let _ = events.send(Event::PhoneLost { serial, why: format!("its worker failed: {join}") });
                     }
                 }
             }

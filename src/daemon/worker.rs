@@ -157,6 +157,9 @@ impl Worker<'_> {
                         memory.interrupted = None;
                         self.play(&board, before.unwrap_or(started), memory).await?;
                     }
+                    if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
+                        return Ok(());
+                    }
                     // The board stays until the round's results: wait for it to go.
                     before = Some(
                         self.wait_for_the_board_to_go(&grid, &classifier, Some(&board))
@@ -262,6 +265,8 @@ impl Worker<'_> {
         let opts = EnterOptions {
             route: self.opts.route,
             time_left: Some(time_left),
+            // SIGTERM finishes the stroke in progress, then lifts the finger.
+            finish_word_on_stop: true,
         };
         let events = self.events.clone();
         let on = &mut |e: play::Event| {

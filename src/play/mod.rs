@@ -218,6 +218,8 @@ pub struct EnterOptions {
     pub route: Option<Route>,
     /// Time on the game's clock now (default: the profile's whole round).
     pub time_left: Option<Duration>,
+    /// A stop lets the word being drawn finish instead of lifting the finger mid-word.
+    pub finish_word_on_stop: bool,
 }
 
 /// What `enter` did.
@@ -250,6 +252,7 @@ pub async fn enter(
     if let Some(left) = opts.time_left {
         settings.round = left;
     }
+    settings.finish_word_on_stop = opts.finish_word_on_stop;
     let outcome = play_round(&mut injector, profile, &settings, words, stop, &mut |p| {
         on(Event::Progress(p))
     })

@@ -188,8 +188,15 @@ pub async fn play_round(
         }
         let word_start = Instant::now();
         let mut ended = None;
+        // A signal that never fires, for a word that must finish whatever happens.
+        let (_never_tx, mut never) = watch::channel(false);
+        let word_stop = if settings.finish_word_on_stop {
+            &mut never
+        } else {
+            &mut stop
+        };
         for part in g {
-            match entry.gesture(part, settings.sample, &mut stop).await {
+            match entry.gesture(part, settings.sample, word_stop).await {
                 Ok(true) => {}
                 Ok(false) => {
                     ended = Some((Stop::Stopped, None));
@@ -307,6 +314,7 @@ mod tests {
             freeze_uses: None,
             sample: Duration::from_millis(20),
             word_pause: Duration::ZERO,
+            finish_word_on_stop: false,
         }
     }
 

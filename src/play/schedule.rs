@@ -23,6 +23,9 @@ pub struct RoundSettings {
     pub sample: Duration,
     /// Pause after each word.
     pub word_pause: Duration,
+    /// A stop lets the word being drawn finish (the daemon's way) instead of lifting the
+    /// finger mid-word (a person's Ctrl-C on `play`).
+    pub finish_word_on_stop: bool,
 }
 
 impl RoundSettings {
@@ -35,6 +38,7 @@ impl RoundSettings {
             freeze_uses: rules.freeze_uses,
             sample: Duration::from_millis(input.sample_ms.into()),
             word_pause: Duration::from_millis(input.word_pause_ms.into()),
+            finish_word_on_stop: false,
         }
     }
 }
@@ -150,6 +154,7 @@ mod tests {
             freeze_uses: uses,
             sample: Duration::from_millis(20),
             word_pause: Duration::ZERO,
+            finish_word_on_stop: false,
         }
     }
 

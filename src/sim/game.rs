@@ -749,6 +749,7 @@ impl Game {
             found,
             first_screenshot_ms: self.first_screenshot.map(ms),
             screenshots: self.screenshots,
+            finger_down: self.current.is_some(),
             first_touch_ms: self.first_touch.map(ms),
             first_touch_after_screenshot_ms: after,
             freezes: self.freezes.clone(),
@@ -784,6 +785,8 @@ pub struct Report {
     pub first_screenshot_ms: Option<f64>,
     /// Screenshots taken since the phone started.
     pub screenshots: u64,
+    /// A finger is on the screen now (a stroke begun and not lifted).
+    pub finger_down: bool,
     pub first_touch_ms: Option<f64>,
     pub first_touch_after_screenshot_ms: Option<f64>,
     pub freezes: Vec<FreezeRecord>,
