@@ -213,6 +213,7 @@ async fn work(
         opts: &opts.worker,
         events: &events,
         stop,
+        last: None,
     };
     let result = worker.run(&mut memory).await.map_err(|e| e.to_string());
     (serial, memory, result.map(|()| true))

@@ -80,6 +80,8 @@ pub struct Worker<'a> {
     pub opts: &'a WorkerOptions,
     pub events: &'a tokio::sync::mpsc::UnboundedSender<Event>,
     pub stop: watch::Receiver<bool>,
+    /// The last look, whose reading a still screen reuses.
+    pub last: Option<Look>,
 }
 
 impl Worker<'_> {
@@ -120,7 +122,7 @@ impl Worker<'_> {
                 return Ok(());
             }
             let started = Instant::now();
-            let l = look::look(self.phone, &grid, &classifier).await?;
+            let l = self.look(&grid, &classifier).await?;
             let was_first = std::mem::replace(&mut first_look, false);
             match (&l.reading, sure_board(&l)) {
                 // Results, lobby, a menu: whatever board shows next is a new round.
@@ -176,6 +178,20 @@ impl Worker<'_> {
                 return Ok(());
             }
         }
+    }
+
+    /// Looks at the screen (reading it only when it changed since the last look).
+    async fn look(&mut self, grid: &Grid, classifier: &Classifier) -> Result<Look, PlayError> {
+        let l = look::look_again(self.phone, grid, classifier, self.last.as_ref()).await?;
+        // Only what identifies the picture is kept, not the picture.
+        self.last = Some(Look {
+            image: image::RgbaImage::new(0, 0),
+            reading: l.reading.clone(),
+            capture: l.capture,
+            read: l.read,
+            fingerprint: l.fingerprint,
+        });
+        Ok(l)
     }
 
     /// A board not read surely: never played. Its screenshot is saved, the round recorded.
@@ -354,7 +370,7 @@ impl Worker<'_> {
         let mut previous = Instant::now();
         loop {
             let started = Instant::now();
-            let l = look::look(self.phone, grid, classifier).await?;
+            let l = self.look(grid, classifier).await?;
             match (&l.reading, board) {
                 (Err(_), _) => return Ok(started),
                 (Ok(_), Some(b)) if sure_board(&l).is_some_and(|now| now != *b) => {

@@ -18,8 +18,10 @@ pub struct Look {
     pub reading: Result<Reading, NotABoard>,
     /// How long the screenshot took to arrive.
     pub capture: Duration,
-    /// How long reading it took.
+    /// How long reading it took (zero when the picture was the last look's).
     pub read: Duration,
+    /// A hash of the picture's pixels: equal pictures have equal fingerprints.
+    pub fingerprint: u64,
 }
 
 impl Look {
@@ -38,17 +40,50 @@ impl Look {
     }
 }
 
+/// A fast hash of a picture's bytes (a word at a time, multiply and rotate): a still screen
+/// is told from a changed one in well under a millisecond, where reading it takes tens.
+pub fn fingerprint(image: &RgbaImage) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let bytes = image.as_raw();
+    let mut words = bytes.chunks_exact(8);
+    let mut h = (u64::from(image.width()) << 32 | u64::from(image.height())).wrapping_mul(K);
+    for w in &mut words {
+        let v = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        h = (h ^ v).wrapping_mul(K).rotate_left(29);
+    }
+    for &b in words.remainder() {
+        h = (h ^ u64::from(b)).wrapping_mul(K).rotate_left(29);
+    }
+    h
+}
+
 /// Takes a screenshot and reads it in `grid` (a profile's grid, scaled to the phone).
 pub async fn look(phone: &Phone, grid: &Grid, classifier: &Classifier) -> Result<Look, PhoneError> {
+    look_again(phone, grid, classifier, None).await
+}
+
+/// `look`, reusing `previous`'s reading when the screen has not changed since (a screen that
+/// stands still, a lobby or a results page, is read once however often it is looked at).
+pub async fn look_again(
+    phone: &Phone,
+    grid: &Grid,
+    classifier: &Classifier,
+    previous: Option<&Look>,
+) -> Result<Look, PhoneError> {
     let started = Instant::now();
     let image = phone.screenshot().await?;
     let capture = started.elapsed();
     let (grid, classifier) = (grid.clone(), classifier.clone());
+    let known = previous.map(|p| (p.fingerprint, p.reading.clone()));
     // Reading is tens of milliseconds of arithmetic: off the runtime's threads.
-    let (image, reading, read) = tokio::task::spawn_blocking(move || {
+    let (image, reading, read, fingerprint) = tokio::task::spawn_blocking(move || {
         let started = std::time::Instant::now();
-        let reading = read::read(&image, Some(&grid), &classifier);
-        (image, reading, started.elapsed())
+        let print = fingerprint(&image);
+        let reading = match known {
+            Some((p, reading)) if p == print => reading,
+            _ => read::read(&image, Some(&grid), &classifier),
+        };
+        (image, reading, started.elapsed(), print)
     })
     .await
     .map_err(|e| PhoneError::Unexpected {
@@ -60,6 +95,7 @@ pub async fn look(phone: &Phone, grid: &Grid, classifier: &Classifier) -> Result
         reading,
         capture,
         read,
+        fingerprint,
     })
 }
 
@@ -111,5 +147,22 @@ pub async fn watch(
             unsure_since = None;
         }
         tokio::time::sleep_until(started + w.every).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fingerprint_tells_pictures_apart_by_one_pixel() {
+        let a = RgbaImage::from_pixel(800, 1280, image::Rgba([20, 40, 60, 255]));
+        let mut b = a.clone();
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        b.put_pixel(799, 1279, image::Rgba([20, 40, 61, 255]));
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+        // The same bytes in another shape are another picture.
+        let c = RgbaImage::from_pixel(1280, 800, image::Rgba([20, 40, 60, 255]));
+        assert_ne!(fingerprint(&a), fingerprint(&c));
     }
 }

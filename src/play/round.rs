@@ -15,6 +15,11 @@ use crate::phone::PhoneError;
 use crate::profile::Profile;
 use crate::solve::Solution;
 
+/// Time kept free at the end of the clock: a touch reaches the game a little after it is sent
+/// (through the adb server, more under load), and the virtual phones' referee saw the last
+/// sample of a word land 0.5 ms after the clock with none kept.
+const END_MARGIN: Duration = Duration::from_millis(150);
+
 /// One word to enter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlannedWord {
@@ -170,7 +175,7 @@ pub async fn play_round(
             outcome.stop = Stop::Stopped;
             break;
         }
-        let tap = pace.estimate(freeze.touches.len() as u32, settings.sample);
+        let tap = pace.estimate(freeze.touches.len() as u32, settings.sample) + END_MARGIN;
         if let Some(round_time) = schedule.freeze_due(start.elapsed(), tap) {
             if let Err(e) = entry.gesture(&freeze, settings.sample, &mut stop).await {
                 outcome.stop = Stop::Failed;
@@ -182,7 +187,8 @@ pub async fn play_round(
         // How long the word takes is judged by how long samples have taken so far on this
         // route, with a margin.
         let samples: u32 = g.iter().map(|part| part.touches.len() as u32).sum();
-        if !schedule.fits(start.elapsed(), pace.estimate(samples, settings.sample)) {
+        let takes = pace.estimate(samples, settings.sample) + END_MARGIN;
+        if !schedule.fits(start.elapsed(), takes) {
             outcome.stop = Stop::Clock;
             break;
         }

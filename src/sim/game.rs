@@ -170,6 +170,8 @@ pub struct RoundSummary {
     pub words: usize,
     pub words_possible: usize,
     pub freezes: usize,
+    /// From the round's start (its board on the screen) to its first touch.
+    pub first_touch_ms: Option<f64>,
 }
 
 /// Everything on screen, enough to draw it; equal views draw equal pictures.
@@ -230,6 +232,8 @@ pub struct Game {
     /// Screenshots taken (a bot watching for a board takes several a second).
     screenshots: u64,
     first_touch: Option<Duration>,
+    /// The first touch of the round now on, since it started.
+    round_first_touch: Option<Duration>,
     /// The first touch that came after the first screenshot.
     first_touch_seen: Option<Duration>,
     current: Option<Stroke>,
@@ -269,6 +273,7 @@ impl Game {
             first_screenshot: None,
             screenshots: 0,
             first_touch: None,
+            round_first_touch: None,
             first_touch_seen: None,
             current: None,
             taps: Vec::new(),
@@ -320,6 +325,7 @@ impl Game {
         self.round_freezes = 0;
         self.taps.clear();
         self.last_word = None;
+        self.round_first_touch = None;
     }
 
     /// When the round's clock runs out.
@@ -366,6 +372,7 @@ impl Game {
             words: self.found.len(),
             words_possible: self.words_possible,
             freezes: self.round_freezes as usize,
+            first_touch_ms: self.round_first_touch.map(ms),
         });
     }
 
@@ -454,6 +461,10 @@ impl Game {
     pub fn touch(&mut self, now: Duration, route: Route, action: Action, x: f32, y: f32) -> bool {
         self.tick(now);
         self.first_touch.get_or_insert(now);
+        if self.screen == Screen::Round {
+            self.round_first_touch
+                .get_or_insert(now.saturating_sub(self.round_start));
+        }
         if self.first_touch_seen.is_none() && self.first_screenshot.is_some() {
             self.first_touch_seen = Some(now);
         }
