@@ -1191,3 +1191,87 @@ fn read_tells_the_board_on_a_screenshot_and_exits_3_when_there_is_none() {
     fails_with(&out, 2, "not an image", "junk");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn demo_shows_the_daemon_on_several_virtual_phones() {
+    let out = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        .args([
+            "demo",
+            "--phones",
+            "2",
+            "--rounds",
+            "2",
+            "--round-secs",
+            "6",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    let events: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ended: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["event"] == "round_ended")
+        .collect();
+    assert_eq!(ended.len(), 4, "{stdout}");
+    let phones: std::collections::HashSet<&str> = ended
+        .iter()
+        .map(|e| e["record"]["serial"].as_str().unwrap())
+        .collect();
+    assert_eq!(phones.len(), 2, "{stdout}");
+    for e in ended {
+        let ended = e["record"]["ended"].as_str().unwrap();
+        assert!(ended == "all_words" || ended == "clock", "{e}");
+    }
+}
+
+#[test]
+fn sim_serves_several_phones_each_with_its_model_and_report() {
+    use std::io::BufRead;
+    let dir = std::env::temp_dir().join(format!("scramblebot-sims-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        .args(["sim", "--port", "0", "--phones", "3", "--model", "pixel"])
+        .arg("--report")
+        .arg(dir.join("r.json"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut phones = Vec::new();
+    while phones.len() < 3 {
+        let line = lines.next().unwrap().unwrap();
+        if line.contains("listening on") {
+            let addr: std::net::SocketAddr = line.rsplit(' ').next().unwrap().parse().unwrap();
+            phones.push((line, addr));
+        }
+    }
+    // The models in turn from pixel, each answering as itself.
+    for ((line, addr), product) in phones.iter().zip(["Pixel 7", "Small Phone", "Nexus 7"]) {
+        let mut host = common::Host::ready(*addr);
+        assert_eq!(
+            host.shell("getprop ro.product.model").trim(),
+            product,
+            "{line}"
+        );
+    }
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    assert!(child.wait().unwrap().success());
+    for (i, model) in ["pixel", "small", "nexus7"].iter().enumerate() {
+        let report: scramblebot::sim::game::Report =
+            serde_json::from_slice(&std::fs::read(dir.join(format!("r-{}.json", i + 1))).unwrap())
+                .unwrap();
+        assert_eq!(report.model.as_deref(), Some(*model));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -119,6 +119,7 @@ fn options(args: &DaemonArgs) -> anyhow::Result<Options> {
             unsure_dir,
         },
         history,
+        direct: false,
     })
 }
 
@@ -180,7 +181,7 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
 }
 
 /// One event, as a line for people or a JSON object.
-fn show(event: &Event, json: bool) {
+pub(super) fn show(event: &Event, json: bool) {
     if json {
         if let Ok(line) = serde_json::to_string(event) {
             println!("{line}");

@@ -31,6 +31,14 @@ pub struct DemoArgs {
     /// Seconds one Freeze adds to the clock.
     #[arg(long, default_value_t = 15.0, value_name = "SECS")]
     pub freeze_secs: f64,
+    /// Show the daemon instead: this many virtual phones at once (the models in turn from
+    /// --model: nexus7, pixel, small), each starting its rounds by itself.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub phones: Option<u32>,
+    /// With --phones: rounds each phone plays (a match is three).
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "phones",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
     #[command(flatten)]
     pub round: RoundArgs,
 }
@@ -65,6 +73,14 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let round = seconds("--round-secs", args.round_secs, 1.0)?;
     let every = seconds("--freeze-every-secs", args.freeze_every_secs, 0.1)?;
     let freeze = seconds("--freeze-secs", args.freeze_secs, 0.0)?;
+    let times = Times {
+        round,
+        every,
+        freeze,
+    };
+    if let Some(phones) = args.phones {
+        return daemon_demo(&args, model, phones, times);
+    }
     let sim = Sim::start(
         ([127, 0, 0, 1], 0).into(),
         SimConfig {
@@ -80,14 +96,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     )
     .context("cannot start the virtual phone")?;
     let bot_start_ms = sim.device().now().as_secs_f64() * 1e3;
-    let shipped = Profile::built_in(model.name()).expect("every model has a profile");
-    let rules = Rules {
-        round_secs: round.as_secs_f64(),
-        freeze_every_secs: every.as_secs_f64(),
-        freeze_secs: freeze.as_secs_f64(),
-        ..shipped.rules().clone()
-    };
-    let profile = shipped.to_builder().rules(rules).build()?;
+    let profile = demo_profile(model, times)?;
     let runtime = round_runtime()?;
     let (outcome, phone_model, board) = runtime.block_on(async {
         let stop = ctrl_c_stops();
@@ -167,4 +176,111 @@ fn print_text(s: &DemoJson, phone_model: &str, release: &str, words: usize) {
         s.first_touch_ms
             .map_or("-".to_owned(), |t| format!("{t:.0}"))
     );
+}
+
+/// The round's times a demo's phones and profiles share.
+#[derive(Clone, Copy)]
+struct Times {
+    round: Duration,
+    every: Duration,
+    freeze: Duration,
+}
+
+/// A shipped profile with the demo's round times (a profile says how long the game's rounds
+/// are).
+fn demo_profile(model: Model, t: Times) -> anyhow::Result<Profile> {
+    let shipped = Profile::built_in(model.name()).expect("every model has a profile");
+    let rules = Rules {
+        round_secs: t.round.as_secs_f64(),
+        freeze_every_secs: t.every.as_secs_f64(),
+        freeze_secs: t.freeze.as_secs_f64(),
+        ..shipped.rules().clone()
+    };
+    Ok(shipped.to_builder().rules(rules).build()?)
+}
+
+/// `demo --phones N`: the daemon on N virtual phones at once, over direct links (no adb).
+fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::Result<()> {
+    use scramblebot::daemon::worker::WorkerOptions;
+    use scramblebot::daemon::{self, Options, Profiles};
+    let start = Model::ALL.iter().position(|&m| m == first).unwrap_or(0);
+    let mut sims = Vec::new();
+    let mut profiles = std::collections::HashMap::new();
+    for i in 0..phones as usize {
+        let model = Model::ALL[(start + i) % Model::ALL.len()];
+        let sim = Sim::start(
+            ([127, 0, 0, 1], 0).into(),
+            SimConfig {
+                model,
+                game: GameConfig {
+                    seed: args.seed + i as u64,
+                    round: t.round,
+                    freeze: t.freeze,
+                    lobby: true,
+                    auto_advance: Some(Duration::from_secs(2)),
+                    ..GameConfig::default()
+                },
+                report: None,
+            },
+        )
+        .context("cannot start a virtual phone")?;
+        profiles.insert(sim.addr().to_string(), demo_profile(model, t)?);
+        sims.push(sim);
+    }
+    let connect = sims
+        .iter()
+        .filter_map(|s| match s.addr() {
+            std::net::SocketAddr::V4(a) => Some(a),
+            std::net::SocketAddr::V6(_) => None,
+        })
+        .collect();
+    let opts = Options {
+        server: std::net::SocketAddrV4::new([127, 0, 0, 1].into(), 5037),
+        connect,
+        only: None,
+        profiles: Profiles::BySerial(profiles),
+        cwd: std::env::current_dir()?,
+        config_dir: None,
+        worker: WorkerOptions {
+            order: args.round.order.into(),
+            route: args.round.route.map(Into::into),
+            rounds: Some(args.rounds),
+            unsure_dir: std::env::temp_dir(),
+        },
+        history: None,
+        direct: true,
+    };
+    let json = args.round.json;
+    round_runtime()?.block_on(async {
+        let stop = ctrl_c_stops();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let shown = tokio::spawn(async move {
+            while let Some(event) = rx.recv().await {
+                super::daemon::show(&event, json);
+            }
+        });
+        let done = daemon::run_direct(opts, stop, tx).await;
+        let _ = shown.await;
+        done
+    })?;
+    if !json {
+        for sim in &sims {
+            let r = sim.device().report();
+            let rounds: Vec<String> = r
+                .rounds
+                .iter()
+                .map(|g| format!("{}/{} words", g.words, g.words_possible))
+                .chain((r.words > 0).then(|| format!("{}/{} words", r.words, r.words_possible)))
+                .collect();
+            println!(
+                "referee of {} ({}): {}; {} rejected, {} violations",
+                sim.addr(),
+                r.model.as_deref().unwrap_or("?"),
+                rounds.join(", "),
+                r.rejected(),
+                r.violations.len()
+            );
+        }
+    }
+    Ok(())
 }

@@ -47,37 +47,58 @@ pub struct SimArgs {
     /// this many seconds after starting in the lobby (default: only a tap on Play/Next does).
     #[arg(long, value_name = "SECS")]
     pub auto_advance: Option<f64>,
-    /// JSON report of every stroke, the score, freezes and violations.
+    /// JSON report of every stroke, the score, freezes and violations (with --phones, one
+    /// per phone: NAME-1.json, NAME-2.json, ...).
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Serve this many phones, on consecutive ports from --port, the models in turn from
+    /// --model (nexus7, pixel, small), each with its own seed (--seed, +1, ...).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub phones: u16,
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<()> {
-    let model: Model = args.model.into();
+    let first: Model = args.model.into();
     let board = args.board.as_deref().map(game_board).transpose()?;
-    let config = SimConfig {
-        model,
-        game: GameConfig {
-            board,
-            seed: args.seed,
-            round: seconds("--round-secs", args.round_secs, 1.0)?,
-            freeze: seconds("--freeze-secs", args.freeze_secs, 0.0)?,
-            freeze_uses: args.freeze_uses,
-            frame: seconds("--frame-ms", args.frame_ms / 1000.0, 0.001)?,
-            lobby: args.lobby,
-            auto_advance: args
-                .auto_advance
-                .map(|s| seconds("--auto-advance", s, 0.0))
-                .transpose()?,
-        },
-        report: args.report.clone(),
+    let game = GameConfig {
+        board,
+        seed: args.seed,
+        round: seconds("--round-secs", args.round_secs, 1.0)?,
+        freeze: seconds("--freeze-secs", args.freeze_secs, 0.0)?,
+        freeze_uses: args.freeze_uses,
+        frame: seconds("--frame-ms", args.frame_ms / 1000.0, 0.001)?,
+        lobby: args.lobby,
+        auto_advance: args
+            .auto_advance
+            .map(|s| seconds("--auto-advance", s, 0.0))
+            .transpose()?,
     };
-    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
-    let sim = Sim::start(addr, config)
-        .with_context(|| format!("cannot listen on {addr} (is another phone or adb using it?)"))?;
-    let addr = sim.addr();
-    {
-        let report = sim.device().report();
+    let start = Model::ALL.iter().position(|&m| m == first).unwrap_or(0);
+    let mut sims = Vec::new();
+    for i in 0..args.phones as usize {
+        let model = Model::ALL[(start + i) % Model::ALL.len()];
+        let port = match args.port {
+            0 => 0,
+            p => p.checked_add(i as u16).ok_or_else(|| {
+                super::BadInput(anyhow::anyhow!("--port {p} + {i} is past 65535"))
+            })?,
+        };
+        let report = args.report.as_ref().map(|r| report_path(r, i, args.phones));
+        let config = SimConfig {
+            model,
+            game: GameConfig {
+                seed: args.seed + i as u64,
+                ..game.clone()
+            },
+            report: report.clone(),
+        };
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let sim = Sim::start(addr, config).with_context(|| {
+            format!("cannot listen on {addr} (is another phone or adb using it?)")
+        })?;
+        let addr = sim.addr();
+        let r = sim.device().report();
         let (_, name, _) = model.product();
         println!(
             "virtual {} ({name}, Android {}, sdk {}) listening on {addr}",
@@ -87,17 +108,21 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
         );
         println!(
             "board {}  (screen: {:?}, round {} s)",
-            report.board, report.screen, args.round_secs
+            r.board, r.screen, args.round_secs
         );
+        println!("connect:  adb connect {addr}   then   adb -s {addr} shell ...");
+        if let Some(path) = &report {
+            println!("report:   {}", path.display());
+        }
+        sims.push(sim);
     }
-    println!("connect:  adb connect {addr}   then   adb -s {addr} shell ...");
-    if let Some(path) = &args.report {
-        println!("report:   {}", path.display());
-    }
-    println!("touch:    type `tap X Y` (display pixels) and Enter here: a finger taps the screen");
+    println!(
+        "touch:    type `tap X Y` (display pixels) and Enter here: a finger taps the {}screen",
+        if sims.len() > 1 { "first phone's " } else { "" }
+    );
     println!("stop with Ctrl-C");
     let _ = std::io::stdout().flush();
-    let device = Arc::clone(sim.device());
+    let device = Arc::clone(sims[0].device());
     std::thread::Builder::new()
         .name("finger".into())
         .spawn(move || finger(&device))?;
@@ -111,17 +136,35 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             _ = term.recv() => Ok(()),
         }
     })?;
-    sim.device().write_report();
-    let report = sim.device().report();
-    eprintln!(
-        "stopped: score {} of {} possible, {} words, {} strokes, {} violations",
-        report.score,
-        report.max_score,
-        report.words,
-        report.strokes.len(),
-        report.violations.len()
-    );
+    for sim in &sims {
+        sim.device().write_report();
+        let report = sim.device().report();
+        eprintln!(
+            "stopped {}: score {} of {} possible, {} words, {} strokes, {} violations",
+            sim.addr(),
+            report.score,
+            report.max_score,
+            report.words,
+            report.strokes.len(),
+            report.violations.len()
+        );
+    }
     Ok(())
+}
+
+/// The report file of phone `i` of `n`: the file itself for one phone, NAME-I.EXT for more.
+fn report_path(path: &std::path::Path, i: usize, n: u16) -> PathBuf {
+    if n <= 1 {
+        return path.to_owned();
+    }
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "report".into(), |s| s.to_string_lossy().into_owned());
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{}.{}", i + 1, ext.to_string_lossy()),
+        None => format!("{stem}-{}", i + 1),
+    };
+    path.with_file_name(name)
 }
 
 /// The screen under a finger: what a person does to a phone (`calibrate --tap` reads it),

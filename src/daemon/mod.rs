@@ -59,6 +59,9 @@ pub struct Options {
     pub worker: WorkerOptions,
     /// The history file; `None`: no history.
     pub history: Option<PathBuf>,
+    /// The phones are `connect`'s addresses reached straight over TCP, without an adb server
+    /// (the built-in virtual phones: `demo --phones`).
+    pub direct: bool,
 }
 
 /// What the daemon tells its caller, as it happens (`--json` prints one per line).
@@ -184,12 +187,19 @@ async fn work(
     stop: watch::Receiver<bool>,
     events: mpsc::UnboundedSender<Event>,
 ) -> (String, Memory, Result<bool, String>) {
-    let server = ServerOptions {
-        server: opts.server,
-        serial: Some(serial.clone()),
-        connect: None,
+    // A serial that is an address the server does not know is a phone reached directly.
+    let connected = match serial.parse::<std::net::SocketAddr>() {
+        Ok(addr) if opts.direct => Phone::connect_direct(addr).await,
+        _ => {
+            let server = ServerOptions {
+                server: opts.server,
+                serial: Some(serial.clone()),
+                connect: None,
+            };
+            Phone::connect_server(&server).await
+        }
     };
-    let phone = match Phone::connect_server(&server).await {
+    let phone = match connected {
         Ok(p) => p,
         Err(e) => return (serial, memory, Err(e.to_string())),
     };
@@ -300,12 +310,7 @@ pub async fn run(
                     }
                 }
             }
-            Some(event) = inner_rx.recv() => {
-                if let (Event::RoundEnded { record }, Some(path)) = (&event, &opts.history) {
-                    history::append(path, record)?;
-                }
-                let _ = events.send(event);
-            }
+            Some(event) = inner_rx.recv() => forward(event, &opts, &events)?,
             done = tasks.join_next_with_id(), if !tasks.is_empty() => {
                 let Some(done) = done else { continue };
                 match done {
@@ -347,10 +352,86 @@ pub async fn run(
     }
     // What the workers said last.
     while let Ok(event) = inner_rx.try_recv() {
-        if let (Event::RoundEnded { record }, Some(path)) = (&event, &opts.history) {
-            history::append(path, record)?;
+        forward(event, &opts, &events)?;
+    }
+    Ok(known
+        .into_iter()
+        .map(|(s, k)| (s, k.memory.rounds))
+        .collect())
+}
+
+/// Sends a worker's event on, appending a round that ended to the history.
+fn forward(
+    event: Event,
+    opts: &Options,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Result<(), DaemonError> {
+    if let (Event::RoundEnded { record }, Some(path)) = (&event, &opts.history) {
+        history::append(path, record)?;
+    }
+    let _ = events.send(event);
+    Ok(())
+}
+
+/// `run` for phones reached straight over TCP (`opts.direct`, the addresses in
+/// `opts.connect`): a worker per phone, started again `RECONNECT_EVERY` after its phone
+/// fails, until stopped or every phone has played its rounds.
+pub async fn run_direct(
+    opts: Options,
+    stop: watch::Receiver<bool>,
+    events: mpsc::UnboundedSender<Event>,
+) -> Result<Summary, DaemonError> {
+    let opts = Arc::new(Options {
+        direct: true,
+        ..opts
+    });
+    let trie = Arc::new(Trie::enable());
+    let (inner_tx, mut inner_rx) = mpsc::unbounded_channel::<Event>();
+    let mut known: HashMap<String, Known> = HashMap::new();
+    let mut tasks = JoinSet::new();
+    let spawn = |tasks: &mut JoinSet<_>, serial: String, memory: Memory, delay: Duration| {
+        let (opts, trie, stop, tx) = (opts.clone(), trie.clone(), stop.clone(), inner_tx.clone());
+        tasks.spawn(async move {
+            tokio::time::sleep(delay).await;
+            work(opts, trie, serial, memory, stop, tx).await
+        });
+    };
+    for addr in &opts.connect {
+        spawn(
+            &mut tasks,
+            addr.to_string(),
+            Memory::default(),
+            Duration::ZERO,
+        );
+    }
+    while !tasks.is_empty() {
+        tokio::select! {
+            Some(event) = inner_rx.recv() => forward(event, &opts, &events)?,
+            done = tasks.join_next() => {
+                let Some(Ok((serial, memory, result))) = done else { continue };
+                let rounds = memory.rounds;
+                let k = known.entry(serial.clone()).or_default();
+                match result {
+                    Ok(true) if opts.worker.rounds.is_some_and(|n| rounds >= n) || *stop.borrow() => {
+                        k.done = true;
+                        let _ = events.send(Event::PhoneDone { serial: serial.clone(), rounds });
+                    }
+                    Ok(false) => k.no_profile = true,
+                    Ok(true) => {}
+                    Err(why) => {
+                        let _ = events.send(Event::PhoneLost { serial: serial.clone(), why });
+                    }
+                }
+                let again = !k.done && !k.no_profile && !*stop.borrow();
+                k.memory = memory.clone();
+                if again {
+                    spawn(&mut tasks, serial, memory, RECONNECT_EVERY);
+                }
+            }
         }
-        let _ = events.send(event);
+    }
+    while let Ok(event) = inner_rx.try_recv() {
+        forward(event, &opts, &events)?;
     }
     Ok(known
         .into_iter()

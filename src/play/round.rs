@@ -189,8 +189,31 @@ pub async fn play_round(
         let samples: u32 = g.iter().map(|part| part.touches.len() as u32).sum();
         let takes = pace.estimate(samples, settings.sample) + END_MARGIN;
         if !schedule.fits(start.elapsed(), takes) {
-            outcome.stop = Stop::Clock;
-            break;
+            // The clock is about to end; a Freeze that falls due before it does is waited
+            // for, and the word tried again on the longer clock.
+            let Some(at) = schedule.next_freeze_at(tap) else {
+                outcome.stop = Stop::Clock;
+                break;
+            };
+            let due = tokio::select! {
+                _ = tokio::time::sleep_until(start + at) => true,
+                _ = stop.wait_for(|s| *s) => false,
+            };
+            let round_time = schedule.freeze_due(start.elapsed(), tap);
+            let (true, Some(round_time)) = (due, round_time) else {
+                outcome.stop = if due { Stop::Clock } else { Stop::Stopped };
+                break;
+            };
+            if let Err(e) = entry.gesture(&freeze, settings.sample, &mut stop).await {
+                outcome.stop = Stop::Failed;
+                outcome.error = Some(e.to_string());
+                break;
+            }
+            schedule.froze(round_time);
+            if !schedule.fits(start.elapsed(), takes) {
+                outcome.stop = Stop::Clock;
+                break;
+            }
         }
         let word_start = Instant::now();
         let mut ended = None;
@@ -378,6 +401,34 @@ mod tests {
         let rises = seen.windows(2).filter(|w| w[1].left > w[0].left).count();
         assert_eq!(rises, out.freezes.len());
         assert_eq!(out.points_entered, 3 * out.words_entered as u32);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_freeze_due_just_before_the_clock_ends_is_waited_for() {
+        let p = profile();
+        // Words through all 16 tiles (about 0.4 s each, judged 0.6 s with the margins); the
+        // clock would end at 2 s, a Freeze falls due at 1.79 s: some word before it will not
+        // fit, and the Freeze that comes before the clock ends is waited for.
+        let s = settings(2.0, 1.79, 1.0);
+        let snake = vec![0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11, 15, 14, 13, 12];
+        let long: Vec<PlannedWord> = words(100)
+            .into_iter()
+            .map(|w| PlannedWord {
+                cells: snake.clone(),
+                ..w
+            })
+            .collect();
+        let mut rec = Recorder::new(None);
+        let (_tx, stop) = watch::channel(false);
+        let out = play_round(&mut rec, &p, &s, &long, stop, &mut |_| {})
+            .await
+            .unwrap();
+        assert_eq!(out.stop, Stop::Clock);
+        assert_eq!(out.freezes.len(), 1, "{:?}", out.freezes);
+        assert!((1.79..1.9).contains(&out.freezes[0]), "{:?}", out.freezes);
+        // Words went on on the clock the Freeze lengthened.
+        assert!(out.elapsed_secs > 2.2, "{}", out.elapsed_secs);
+        assert!(rec.touches.last().unwrap().0 < Duration::from_secs(3));
     }
 
     #[tokio::test(start_paused = true)]

@@ -99,6 +99,18 @@ impl Schedule {
             .then_some(round_time)
     }
 
+    /// When (time since the start) the next Freeze falls due, if a use is left and a tap taking
+    /// `tap` then would land before the clock ends: what to wait for when the clock is about
+    /// to end.
+    pub fn next_freeze_at(&self, tap: Duration) -> Option<Duration> {
+        let uses_left = self
+            .settings
+            .freeze_uses
+            .is_none_or(|n| (self.freezes.len() as u32) < n);
+        let at = self.next_freeze + self.settings.freeze_adds * self.freezes.len() as u32;
+        (uses_left && at + tap < self.deadline()).then_some(at)
+    }
+
     /// Records a Freeze tapped at `round_time`; the next is due at the first multiple of the
     /// interval after it (a late tap does not bring on a burst of them).
     pub fn froze(&mut self, round_time: Duration) {
@@ -207,6 +219,27 @@ mod tests {
         // No uses at all: never.
         let none = Schedule::new(settings(120.0, 30.0, 15.0, Some(0)));
         assert_eq!(none.freeze_due(s(60.0), s(0.1)), None);
+    }
+
+    #[test]
+    fn the_next_freeze_is_waited_for_only_when_it_lands_in_time() {
+        // (freezes tapped, tap takes, next freeze at)
+        let cases: &[(&[f64], f64, Option<f64>)] = &[
+            (&[], 0.1, Some(30.0)),
+            (&[30.0], 0.1, Some(75.0)), // 60 s of round time, 15 s frozen
+            (&[30.0, 60.0], 0.1, Some(120.0)), // 90 s of round time; deadline 150
+            (&[30.0, 60.0, 90.0], 0.1, None), // 120 + 45 is the deadline: 0.1 s late
+        ];
+        for &(done, tap, want) in cases {
+            let mut sch = Schedule::new(settings(120.0, 30.0, 15.0, None));
+            for &f in done {
+                sch.froze(s(f));
+            }
+            let got = sch.next_freeze_at(s(tap)).map(|d| d.as_secs_f64());
+            assert_eq!(got, want, "freezes {done:?}");
+        }
+        let none_left = Schedule::new(settings(120.0, 30.0, 15.0, Some(0)));
+        assert_eq!(none_left.next_freeze_at(s(0.1)), None);
     }
 
     #[test]
