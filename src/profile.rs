@@ -105,6 +105,9 @@ pub struct Profile {
     rules: Rules,
     /// Glyph templates learned by `calibrate --board`, which the reader prefers.
     glyphs: Option<Glyphs>,
+    /// The results screen's Play/Next button, tapped between rounds (only while no board
+    /// shows); `None`: nothing is tapped between rounds.
+    advance: Option<Point>,
     /// The file it was loaded from (glyph strips are found beside it).
     source: Option<PathBuf>,
 }
@@ -151,6 +154,14 @@ struct RawProfile {
     input: RawInput,
     rules: Spanned<RawRules>,
     glyphs: Option<Spanned<RawGlyphs>>,
+    advance: Option<Spanned<RawAdvance>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAdvance {
+    /// Where the results screen's Play/Next button is.
+    at: [f32; 2],
 }
 
 #[derive(Deserialize)]
@@ -239,6 +250,7 @@ enum Part {
     Rules,
     MinLen,
     Glyphs,
+    Advance,
 }
 
 /// What is wrong with a profile's parts, before it is placed in a file.
@@ -270,6 +282,7 @@ pub struct ProfileBuilder {
     input: Input,
     rules: Rules,
     glyphs: Option<Glyphs>,
+    advance: Option<Point>,
     source: Option<PathBuf>,
 }
 
@@ -296,8 +309,15 @@ impl ProfileBuilder {
             input: Input::default(),
             rules: Rules::default(),
             glyphs: None,
+            advance: None,
             source: None,
         }
+    }
+
+    /// The results screen's Play/Next button, tapped between rounds.
+    pub fn advance(mut self, at: Option<Point>) -> ProfileBuilder {
+        self.advance = at;
+        self
     }
 
     pub fn input(mut self, input: Input) -> ProfileBuilder {
@@ -351,6 +371,7 @@ impl ProfileBuilder {
             input: self.input,
             rules: self.rules,
             glyphs: self.glyphs,
+            advance: self.advance,
             source: self.source,
         })
     }
@@ -362,6 +383,15 @@ impl ProfileBuilder {
         self.check_input_and_rules()?;
         if self.name.is_empty() {
             return refuse(Part::Name, "the name is empty".into(), "");
+        }
+        if let Some(p) = self.advance
+            && !(p.0.is_finite() && p.1.is_finite() && self.on_screen(p, 0.0))
+        {
+            return refuse(
+                Part::Advance,
+                format!("advance at ({}, {}) is off the screen", p.0, p.1),
+                "at = [x, y] of the results screen's Play/Next button, in pixels",
+            );
         }
         if let Some(g) = &self.glyphs {
             if g.board.side() != SIDE {
@@ -545,6 +575,7 @@ struct Spans {
     rules: Span,
     min_len: Span,
     glyphs: Option<Span>,
+    advance: Option<Span>,
 }
 
 type Span = std::ops::Range<usize>;
@@ -562,6 +593,7 @@ impl Spans {
             Part::Rules => self.rules.clone(),
             Part::MinLen => self.min_len.clone(),
             Part::Glyphs => self.glyphs.clone()?,
+            Part::Advance => self.advance.clone()?,
         })
     }
 }
@@ -702,6 +734,7 @@ impl Profile {
             rules: raw.rules.span(),
             min_len: raw.rules.get_ref().min_len.span(),
             glyphs: raw.glyphs.as_ref().map(Spanned::span),
+            advance: raw.advance.as_ref().map(Spanned::span),
         };
         let (screen, input, rules) = (raw.screen.get_ref(), &raw.input, raw.rules.get_ref());
         ProfileBuilder::new(
@@ -726,6 +759,11 @@ impl Profile {
             freeze_secs: rules.freeze_secs,
         })
         .glyphs(glyphs)
+        .advance(
+            raw.advance
+                .as_ref()
+                .map(|a| (a.get_ref().at[0], a.get_ref().at[1])),
+        )
         .build_or_refuse()
         .map_err(|r| err(spans.of(r.part), r.message, r.hint))
     }
@@ -743,6 +781,7 @@ impl Profile {
             input: self.input.clone(),
             rules: self.rules.clone(),
             glyphs: self.glyphs.clone(),
+            advance: self.advance,
             source: self.source.clone(),
         }
     }
@@ -786,6 +825,11 @@ impl Profile {
     /// Glyph templates learned by `calibrate --board`, which the reader prefers.
     pub fn glyphs(&self) -> Option<&Glyphs> {
         self.glyphs.as_ref()
+    }
+
+    /// The results screen's Play/Next button, tapped between rounds.
+    pub fn advance(&self) -> Option<Point> {
+        self.advance
     }
 
     /// The file it was loaded from.
@@ -866,6 +910,12 @@ impl Profile {
         );
         if let Some(n) = r.freeze_uses {
             out += &format!("freeze_uses = {n}\n");
+        }
+        if let Some(a) = self.advance {
+            out += &format!(
+                "\n[advance]           # the results screen's Play/Next, tapped between rounds\nat = [{}, {}]\n",
+                a.0, a.1
+            );
         }
         if let Some(g) = &self.glyphs {
             out += &format!(
@@ -996,6 +1046,7 @@ impl Profile {
         for b in &mut p.buttons {
             b.1 = (b.1.0 * sx, b.1.1 * sy);
         }
+        p.advance = p.advance.map(|a| (a.0 * sx, a.1 * sy));
         p.tile *= s;
         p.button_radius *= s;
         Ok(p)
@@ -1139,8 +1190,14 @@ freeze_every_secs = 30
             file: "odd.glyphs.png".into(),
             board: crate::board::Board::parse("LQuRE/SLUS/ATIC/NREN").unwrap(),
         });
+        odd.advance = Some((540.0, 1770.5));
         let text = odd.to_toml("");
         assert_eq!(Profile::from_toml_str(&text, "x").unwrap(), odd, "{text}");
+        // An advance button off the screen is refused with its line.
+        let off = text.replace("at = [540, 1770.5]", "at = [540, 9999]");
+        let e = Profile::from_toml_str(&off, "x").unwrap_err();
+        assert!(e.message.contains("advance"), "{e}");
+        assert_eq!(e.line, off.lines().position(|l| l == "[advance]           # the results screen's Play/Next, tapped between rounds").map(|i| i + 1), "{e}");
     }
 
     #[test]

@@ -284,3 +284,47 @@ fn a_dropped_phone_is_connected_again_and_its_round_resumed() {
     assert_eq!(ended, [Ended::PhoneLost, Ended::AllWords], "{rounds:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_play_button_is_tapped_between_rounds_and_nowhere_else() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-advance", ROUND_SECS);
+    // The profile names the Play/Next button (the virtual Nexus 7's, in the lower middle).
+    let play = scramblebot::sim::layout::Layout::of(Model::Nexus7).play;
+    let (x, y) = ((play.x0 + play.x1) / 2.0, (play.y0 + play.y1) / 2.0);
+    let profile = dir.join("devices/nexus7.toml");
+    let mut text = std::fs::read_to_string(&profile).unwrap();
+    text += &format!("\n[advance]\nat = [{x}, {y}]\n");
+    std::fs::write(&profile, text).unwrap();
+    // A phone in the lobby that starts nothing by itself.
+    let phone = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig {
+            lobby: true,
+            round: Duration::from_secs(ROUND_SECS),
+            ..GameConfig::default()
+        },
+        report: None,
+    });
+    let args: Vec<String> = ["--rounds", "2", "--connect", &phone.addr().to_string()]
+        .map(String::from)
+        .to_vec();
+    let out = spawn_daemon(&server, &dir, &args)
+        .wait_with_output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches("\"round_started\"").count(), 2, "{stdout}");
+    assert!(stdout.matches("\"advanced\"").count() >= 2, "{stdout}");
+    let report = phone.device().report();
+    assert_eq!(report.round, 2);
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert_eq!(report.rejected(), 0, "{:?}", report.strokes);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -29,6 +29,10 @@ pub struct CalibrateArgs {
     /// Where Freeze is, in screen pixels, when it is not the first button under the grid.
     #[arg(long, value_name = "X,Y")]
     pub freeze: Option<String>,
+    /// Where the results screen's Play/Next button is, in screen pixels: the daemon taps it
+    /// between rounds (only while no board shows).
+    #[arg(long, value_name = "X,Y")]
+    pub advance: Option<String>,
     /// Ask for a tap on the Freeze button and take its place from the touchscreen
     /// (`getevent`), instead of guessing the first button under the grid. Tapping uses a
     /// Freeze of the round in progress.
@@ -73,6 +77,11 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         .then(|| seconds("--tap-wait", args.tap_wait, 1.0))
         .transpose()?;
     let typed = args.board.as_deref().map(game_board).transpose()?;
+    let advance = args
+        .advance
+        .as_deref()
+        .map(|a| point("--advance", a))
+        .transpose()?;
     let paths = calibrate::paths(&args.dir, &args.name);
     if paths.profile.exists() && !args.force {
         return Err(BadInput(anyhow::anyhow!(
@@ -93,7 +102,10 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         }
     };
     let cal = calibration(&img, freeze)?;
-    let mut profile = cal.profile(&args.name).map_err(super::bad)?;
+    let mut profile = cal
+        .profile(&args.name)
+        .and_then(|p| p.to_builder().advance(advance).build())
+        .map_err(super::bad)?;
     let strip = match &typed {
         None => None,
         Some(board) => {

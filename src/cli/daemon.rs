@@ -202,6 +202,7 @@ pub(super) fn show(event: &Event, json: bool) {
             "no profile for {serial} ({}x{}): run scramblebot calibrate --name NAME -s {serial}",
             screen.0, screen.1
         ),
+        Event::Advanced { serial } => format!("{serial}: tapped Play/Next"),
         Event::JoinedLate { serial, board } => {
             format!("{serial}: board {board} already on screen; waiting for the next round")
         }

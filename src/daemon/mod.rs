@@ -80,6 +80,10 @@ pub enum Event {
         serial: String,
         screen: (u32, u32),
     },
+    /// The profile's Play/Next button was tapped (no board showed).
+    Advanced {
+        serial: String,
+    },
     /// A board already showing when the worker started: the worker waits for the next round.
     JoinedLate {
         serial: String,
@@ -137,6 +141,7 @@ impl Event {
             Event::PhoneReady { serial, .. }
             | Event::NoProfile { serial, .. }
             | Event::JoinedLate { serial, .. }
+            | Event::Advanced { serial }
             | Event::RoundStarted { serial, .. }
             | Event::Resumed { serial, .. }
             | Event::Progress { serial, .. }

@@ -28,6 +28,9 @@ use crate::vision::grid::Grid;
 
 /// Time between two looks while waiting.
 const LOOK_EVERY: Duration = Duration::from_millis(250);
+/// A Play/Next tap that brought no board is tried again after this long (the screen may not
+/// have been ready for it).
+const ADVANCE_AGAIN: Duration = Duration::from_secs(3);
 /// How long a board may stay unsure before it is given up on (one mid-animation becomes
 /// readable; one in a font the reader cannot read does not).
 const UNSURE_PATIENCE: Duration = Duration::from_secs(2);
@@ -117,6 +120,8 @@ impl Worker<'_> {
         // appeared after it, so the round's clock is counted from there (a lower bound: the
         // bot would rather leave a word out than touch the results screen).
         let mut before: Option<Instant> = None;
+        // When Play/Next was last tapped since the last board.
+        let mut advanced: Option<Instant> = None;
         loop {
             if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
                 return Ok(());
@@ -129,6 +134,10 @@ impl Worker<'_> {
                 (Err(_), _) => {
                     unsure_since = None;
                     before = Some(started);
+                    if advanced.is_none_or(|t| t.elapsed() >= ADVANCE_AGAIN) {
+                        self.advance().await?;
+                        advanced = Some(Instant::now());
+                    }
                 }
                 (Ok(_), None) => {
                     let since = *unsure_since.get_or_insert(started);
@@ -143,6 +152,7 @@ impl Worker<'_> {
                 }
                 (Ok(_), Some(board)) => {
                     unsure_since = None;
+                    advanced = None;
                     if was_first {
                         let resume = memory
                             .interrupted
@@ -178,6 +188,20 @@ impl Worker<'_> {
                 return Ok(());
             }
         }
+    }
+
+    /// Taps the profile's Play/Next button, if it has one: only while no board shows (the
+    /// caller's look said so), so it never lands on a round.
+    async fn advance(&self) -> Result<(), PlayError> {
+        let Some((x, y)) = self.profile.advance() else {
+            return Ok(());
+        };
+        let (x, y) = (x.round() as i32, y.round() as i32);
+        self.phone.shell(&format!("input tap {x} {y}")).await?;
+        self.emit(Event::Advanced {
+            serial: self.serial(),
+        });
+        Ok(())
     }
 
     /// Looks at the screen (reading it only when it changed since the last look).
