@@ -41,17 +41,17 @@ fn workdir(name: &str, round_secs: u64) -> std::path::PathBuf {
     dir
 }
 
-/// A phone in the lobby whose rounds start by themselves: the first three seconds after it
-/// starts (time for the daemon to attach), the next three seconds after each round's results
-/// show.
-fn phone(model: Model, seed: u64) -> Sim {
+/// A phone in the lobby whose rounds (of `round_secs`) start by themselves: the first
+/// `advance_secs` after it starts (time for the daemon to attach), each next one
+/// `advance_secs` after the last one's results show.
+fn lobby_phone(model: Model, seed: u64, round_secs: u64, advance_secs: u64) -> Sim {
     common::start_with(SimConfig {
         model,
         game: GameConfig {
             seed,
             lobby: true,
-            round: Duration::from_secs(ROUND_SECS),
-            auto_advance: Some(Duration::from_secs(3)),
+            round: Duration::from_secs(round_secs),
+            auto_advance: Some(Duration::from_secs(advance_secs)),
             ..GameConfig::default()
         },
         report: None,
@@ -67,7 +67,7 @@ fn three_phones_play_three_rounds_each() {
     let phones: Vec<Sim> = Model::ALL
         .iter()
         .zip(1..)
-        .map(|(&m, seed)| phone(m, seed))
+        .map(|(&m, seed)| lobby_phone(m, seed, ROUND_SECS, 3))
         .collect();
     let history = dir.join("history.jsonl");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_scramblebot"));
@@ -165,18 +165,9 @@ fn wait_until(what: &str, ready: impl Fn() -> bool) {
 /// The length of `long_round`'s round.
 const LONG_ROUND_SECS: u64 = 60;
 
-/// A phone in the lobby whose one long round starts by itself two seconds after it starts.
+/// A phone whose one long round starts by itself two seconds after it starts.
 fn long_round(model: Model) -> Sim {
-    common::start_with(SimConfig {
-        model,
-        game: GameConfig {
-            lobby: true,
-            round: Duration::from_secs(LONG_ROUND_SECS),
-            auto_advance: Some(Duration::from_secs(2)),
-            ..GameConfig::default()
-        },
-        report: None,
-    })
+    lobby_phone(model, 1, LONG_ROUND_SECS, 2)
 }
 
 #[test]

@@ -54,17 +54,8 @@ pub struct DaemonArgs {
     /// How to enter words, instead of each profile's `input.route`.
     #[arg(long, value_enum)]
     pub route: Option<RouteArg>,
-    /// Host of the adb server.
-    #[arg(short = 'H', long = "host", default_value = "127.0.0.1")]
-    pub host: String,
-    /// Port of the adb server.
-    #[arg(
-        short = 'P',
-        long = "port",
-        env = "ANDROID_ADB_SERVER_PORT",
-        default_value_t = 5037
-    )]
-    pub port: u16,
+    #[command(flatten)]
+    pub server: super::ServerArgs,
 }
 
 /// The daemon's options from the flags and the config file (flags win).
@@ -105,7 +96,7 @@ fn options(args: &DaemonArgs) -> anyhow::Result<Options> {
         .clone()
         .unwrap_or_else(|| daemon::default_unsure_dir(history.as_deref()));
     Ok(Options {
-        server: ipv4("-H", &args.host, Some(args.port))?,
+        server: args.server.addr()?,
         connect,
         only: (!args.serials.is_empty())
             .then(|| args.serials.iter().cloned().collect::<HashSet<_>>()),

@@ -93,9 +93,9 @@ pub fn run(command: Command) -> anyhow::Result<()> {
     }
 }
 
-/// Which phone, through which adb server (`play` and `calibrate`).
+/// Which adb server (`play`, `calibrate`, `daemon`).
 #[derive(clap::Args, Debug)]
-pub struct PhoneArgs {
+pub struct ServerArgs {
     /// Host of the adb server.
     #[arg(short = 'H', long = "host", default_value = "127.0.0.1")]
     pub host: String,
@@ -107,6 +107,19 @@ pub struct PhoneArgs {
         default_value_t = 5037
     )]
     pub port: u16,
+}
+
+impl ServerArgs {
+    fn addr(&self) -> Result<std::net::SocketAddrV4, BadInput> {
+        ipv4("-H", &self.host, Some(self.port))
+    }
+}
+
+/// Which phone, through which adb server (`play` and `calibrate`).
+#[derive(clap::Args, Debug)]
+pub struct PhoneArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
     /// Serial of the phone to use (default: the only one attached).
     #[arg(short = 's', long = "serial", env = "ANDROID_SERIAL")]
     pub serial: Option<String>,
@@ -118,7 +131,7 @@ pub struct PhoneArgs {
 impl PhoneArgs {
     fn options(&self) -> Result<scramblebot::phone::ServerOptions, BadInput> {
         Ok(scramblebot::phone::ServerOptions {
-            server: ipv4("-H", &self.host, Some(self.port))?,
+            server: self.server.addr()?,
             serial: self.serial.clone(),
             connect: self
                 .connect

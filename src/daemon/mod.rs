@@ -355,9 +355,18 @@ pub async fn run(
             _ = stop_wait.wait_for(|s| *s), if !*stop.borrow() => {}
         }
     }
-    // What the workers said last.
-    while let Ok(event) = inner_rx.try_recv() {
-        forward(event, &opts, &events)?;
+    finish(&mut inner_rx, &opts, &events, known)
+}
+
+/// Sends on what the workers said last, and sums up the rounds per phone.
+fn finish(
+    inner: &mut mpsc::UnboundedReceiver<Event>,
+    opts: &Options,
+    events: &mpsc::UnboundedSender<Event>,
+    known: HashMap<String, Known>,
+) -> Result<Summary, DaemonError> {
+    while let Ok(event) = inner.try_recv() {
+        forward(event, opts, events)?;
     }
     Ok(known
         .into_iter()
@@ -435,13 +444,7 @@ pub async fn run_direct(
             }
         }
     }
-    while let Ok(event) = inner_rx.try_recv() {
-        forward(event, &opts, &events)?;
-    }
-    Ok(known
-        .into_iter()
-        .map(|(s, k)| (s, k.memory.rounds))
-        .collect())
+    finish(&mut inner_rx, &opts, &events, known)
 }
 
 /// Starts the server if need be and follows its device list.
