@@ -45,7 +45,12 @@ fn workdir(name: &str, round_secs: u64) -> std::path::PathBuf {
 /// `advance_secs` after it starts (time for the daemon to attach), each next one
 /// `advance_secs` after the last one's results show.
 fn lobby_phone(model: Model, seed: u64, round_secs: u64, advance_secs: u64) -> Sim {
-    common::start_with(SimConfig {
+    lobby_phone_at("127.0.0.1:0", model, seed, round_secs, advance_secs)
+}
+
+/// `lobby_phone` listening on `addr`.
+fn lobby_phone_at(addr: &str, model: Model, seed: u64, round_secs: u64, advance_secs: u64) -> Sim {
+    let config = SimConfig {
         model,
         game: GameConfig {
             seed,
@@ -55,7 +60,8 @@ fn lobby_phone(model: Model, seed: u64, round_secs: u64, advance_secs: u64) -> S
             ..GameConfig::default()
         },
         report: None,
-    })
+    };
+    Sim::start(addr.parse().unwrap(), config).expect("the sim listens")
 }
 
 #[test]
@@ -199,13 +205,7 @@ fn a_phone_without_a_profile_is_left_alone_and_sigterm_finishes_the_stroke() {
         .status()
         .unwrap();
     assert!(kill.success());
-    let out = daemon.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = finished(daemon);
     // The Nexus 7's screen is another shape than the pixel profile's: one line, no touch.
     let nexus_serial = nexus.addr().to_string();
     let no_profile = stdout
@@ -250,13 +250,7 @@ fn a_dropped_phone_is_connected_again_and_its_round_resumed() {
     wait_until("ten words", || phone.device().report().strokes.len() >= 10);
     // The connection drops mid-round (as Wi-Fi does); the round goes on on the phone.
     assert!(server.adb(&["disconnect", &serial]).status.success());
-    let out = daemon.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = finished(daemon);
     assert!(stdout.contains("\"phone_lost\""), "{stdout}");
     assert!(stdout.contains("\"resumed\""), "{stdout}");
     let report = phone.device().report();
@@ -302,20 +296,179 @@ fn the_play_button_is_tapped_between_rounds_and_nowhere_else() {
     let args: Vec<String> = ["--rounds", "2", "--connect", &phone.addr().to_string()]
         .map(String::from)
         .to_vec();
-    let out = spawn_daemon(&server, &dir, &args)
-        .wait_with_output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = finished(spawn_daemon(&server, &dir, &args));
     assert_eq!(stdout.matches("\"round_started\"").count(), 2, "{stdout}");
     assert!(stdout.matches("\"advanced\"").count() >= 2, "{stdout}");
     let report = phone.device().report();
     assert_eq!(report.round, 2);
     assert!(report.violations.is_empty(), "{:?}", report.violations);
     assert_eq!(report.rejected(), 0, "{:?}", report.strokes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Starts the daemon on `phones` with `args`, and waits until every phone has had ten words.
+fn daemon_under_way(
+    server: &common::AdbServer,
+    dir: &Path,
+    phones: &[&Sim],
+    args: &[&str],
+) -> std::process::Child {
+    let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    for p in phones {
+        all.extend(["--connect".to_owned(), p.addr().to_string()]);
+    }
+    let daemon = spawn_daemon(server, dir, &all);
+    for p in phones {
+        wait_until("ten words on every phone", || {
+            p.device().report().strokes.len() >= 10
+        });
+    }
+    daemon
+}
+
+/// The daemon's stdout once it has exited, successfully, within two minutes (it is killed
+/// and the test fails past that).
+fn finished(mut daemon: std::process::Child) -> String {
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let stdout = drain(daemon.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(daemon.stderr.take().map(|p| Box::new(p) as _));
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = daemon.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = daemon.kill();
+            let _ = daemon.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "{status:?}\n{stderr}\n{stdout}"
+    );
+    stdout
+}
+
+/// The phone's rounds played cleanly: no touch off the game's tiles and buttons, at most the
+/// word cut by a fault refused, every word in or the clock out.
+fn played_cleanly(phone: &Sim, cut: usize) {
+    let report = phone.device().report();
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert!(report.rejected() <= cut, "{:?}", report.strokes);
+    assert!(!report.finger_down);
+}
+
+#[test]
+fn the_adb_server_killed_mid_round_is_started_again_and_every_phone_resumes() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-server", LONG_ROUND_SECS);
+    let phones = [long_round(Model::Nexus7), long_round(Model::Small)];
+    let history = dir.join("history.jsonl");
+    let daemon = daemon_under_way(
+        &server,
+        &dir,
+        &phones.iter().collect::<Vec<_>>(),
+        &["--rounds", "1", "--history", history.to_str().unwrap()],
+    );
+    assert!(server.adb(&["kill-server"]).status.success());
+    let stdout = finished(daemon);
+    // Nobody but the daemon started the server again, on its own port (not adb's default):
+    // the phones could not have resumed otherwise.
+    assert!(stdout.contains("lost the adb server"), "{stdout}");
+    let (rounds, _) = history::read(&history).unwrap();
+    for p in &phones {
+        played_cleanly(p, 1);
+        let report = p.device().report();
+        assert!(
+            report.words + 2 >= report.words_possible,
+            "{} of {}",
+            report.words,
+            report.words_possible
+        );
+        let serial = p.addr().to_string();
+        let ended: Vec<Ended> = rounds
+            .iter()
+            .filter(|r| r.serial == serial)
+            .map(|r| r.ended)
+            .collect();
+        assert_eq!(ended, [Ended::PhoneLost, Ended::AllWords], "{rounds:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_phone_killed_and_started_again_plays_on_and_the_other_is_unaffected() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-restart", ROUND_SECS);
+    let killed = lobby_phone(Model::Nexus7, 1, ROUND_SECS, 2);
+    let other = lobby_phone(Model::Small, 2, ROUND_SECS, 2);
+    let addr = killed.addr().to_string();
+    let history = dir.join("history.jsonl");
+    let daemon = daemon_under_way(
+        &server,
+        &dir,
+        &[&killed, &other],
+        &["--rounds", "2", "--history", history.to_str().unwrap()],
+    );
+    // The phone dies mid-round (its game with it) and comes back on the same port, in the
+    // lobby of a new match.
+    let first = killed.device().report();
+    drop(killed);
+    std::thread::sleep(Duration::from_secs(1));
+    let killed = lobby_phone_at(&addr, Model::Nexus7, 3, ROUND_SECS, 2);
+    let stdout = finished(daemon);
+    assert!(stdout.contains("\"phone_lost\""), "{stdout}");
+    assert!(first.violations.is_empty(), "{:?}", first.violations);
+    assert_eq!(first.rejected(), 0, "{:?}", first.strokes);
+    // The new phone's round was played whole, and the other phone's two rounds too.
+    played_cleanly(&killed, 0);
+    played_cleanly(&other, 0);
+    let (rounds, _) = history::read(&history).unwrap();
+    let ended = |serial: &str| -> Vec<Ended> {
+        rounds
+            .iter()
+            .filter(|r| r.serial == serial)
+            .map(|r| r.ended)
+            .collect()
+    };
+    // The phone's first round was cut; the rounds after it were the new phone's (a round
+    // already on when the phone came back is left to the next, as the clock is unknown).
+    let mine = ended(&addr);
+    assert_eq!(mine[0], Ended::PhoneLost, "{rounds:?}");
+    assert!(mine.len() >= 2, "{rounds:?}");
+    let report = killed.device().report();
+    let shown: Vec<&str> = report
+        .rounds
+        .iter()
+        .map(|g| g.board.as_str())
+        .chain([report.board.as_str()])
+        .collect();
+    for r in rounds.iter().filter(|r| r.serial == addr).skip(1) {
+        assert!(matches!(r.ended, Ended::AllWords | Ended::Clock), "{r:?}");
+        assert!(shown.contains(&r.board.as_str()), "{r:?} {shown:?}");
+    }
+    let others = ended(&other.addr().to_string());
+    assert_eq!(others.len(), 2, "{rounds:?}");
+    assert!(
+        others
+            .iter()
+            .all(|e| matches!(e, Ended::AllWords | Ended::Clock)),
+        "{rounds:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,6 +8,7 @@
 //! `sendevent` lines fed to a shell (`sendevent`).
 
 pub mod direct;
+pub mod host;
 pub mod sendevent;
 pub mod track;
 
@@ -15,7 +16,6 @@ use std::net::{SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
 use adb_client::ADBDeviceExt;
-use adb_client::server::{ADBServer, DeviceShort, DeviceState};
 use adb_client::server_device::ADBServerDevice;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
@@ -109,33 +109,14 @@ async fn blocking<T: Send + 'static>(
 /// Asks the adb server at `server` (started if it is on loopback and not running) to connect
 /// the TCP phone at `target`, as `adb connect` does.
 pub async fn connect_tcp(server: SocketAddrV4, target: SocketAddrV4) -> Result<(), PhoneError> {
-    // Asking for the list first tells "no server" apart from "cannot reach the phone".
-    devices(server).await?;
-    blocking("adb connect", SHELL_TIMEOUT, move || {
-        ADBServer::new(server).connect_device(target)
-    })
-    .await
-    .map_err(|e| match e {
-        PhoneError::AdbServer { why, .. } => PhoneError::Connect { addr: target, why },
-        other => other,
-    })
+    // Making sure of the server first tells "no server" apart from "cannot reach the phone".
+    ensure_server(server).await?;
+    host::connect(server, target).await
 }
 
-/// Makes sure an adb server answers at `server` (adb_client starts one on loopback).
+/// Makes sure an adb server answers at `server`, starting one on loopback if none does.
 pub async fn ensure_server(server: SocketAddrV4) -> Result<(), PhoneError> {
-    devices(server).await.map(drop)
-}
-
-/// The phones attached to the adb server; an error here means there is no server.
-async fn devices(server: SocketAddrV4) -> Result<Vec<DeviceShort>, PhoneError> {
-    blocking("adb devices", SHELL_TIMEOUT, move || {
-        ADBServer::new(server).devices()
-    })
-    .await
-    .map_err(|e| match e {
-        PhoneError::AdbServer { why, .. } => PhoneError::NoServer { server, why },
-        other => other,
-    })
+    host::ensure_server(server).await
 }
 
 /// Where the adb server is and which phone to use.
@@ -203,8 +184,9 @@ impl Phone {
     /// Connects through the adb server, picking the phone as `adb` would.
     pub async fn connect_server(opts: &ServerOptions) -> Result<Phone, PhoneError> {
         let server = opts.server;
+        ensure_server(server).await?;
         if let Some(target) = opts.connect {
-            connect_tcp(server, target).await?;
+            host::connect(server, target).await?;
         }
         let wanted = opts
             .serial
@@ -213,38 +195,39 @@ impl Phone {
         // A TCP phone comes online a moment after `connect`.
         let started = tokio::time::Instant::now();
         let serial = loop {
-            let devices = devices(server).await?;
+            let devices = host::devices(server).await?;
             let listed: Vec<String> = devices
                 .iter()
-                .map(|d| format!("{} {}", d.identifier, d.state))
+                .map(|d| format!("{} {}", d.serial, d.state))
                 .collect();
-            let chosen = match &wanted {
-                Some(w) => devices.iter().find(|d| &d.identifier == w).ok_or_else(|| {
-                    PhoneError::NotAttached {
-                        serial: w.clone(),
-                        attached: listed.clone(),
-                    }
-                }),
-                None => match devices.as_slice() {
-                    [] => Err(PhoneError::NoDevice),
-                    [one] => Ok(one),
-                    _ => Err(PhoneError::SeveralDevices {
-                        attached: listed.clone(),
+            let chosen =
+                match &wanted {
+                    Some(w) => devices.iter().find(|d| &d.serial == w).ok_or_else(|| {
+                        PhoneError::NotAttached {
+                            serial: w.clone(),
+                            attached: listed.clone(),
+                        }
                     }),
-                },
-            };
+                    None => match devices.as_slice() {
+                        [] => Err(PhoneError::NoDevice),
+                        [one] => Ok(one),
+                        _ => Err(PhoneError::SeveralDevices {
+                            attached: listed.clone(),
+                        }),
+                    },
+                };
             let waiting = started.elapsed() < Duration::from_secs(5);
             match chosen {
-                Ok(d) if d.state == DeviceState::Device => break d.identifier.clone(),
-                Ok(d) if d.state == DeviceState::Unauthorized => {
+                Ok(d) if d.ready() => break d.serial.clone(),
+                Ok(d) if d.state == "unauthorized" => {
                     return Err(PhoneError::Unauthorized {
-                        serial: d.identifier.clone(),
+                        serial: d.serial.clone(),
                     });
                 }
                 Ok(d) if !waiting => {
                     return Err(PhoneError::NotReady {
-                        serial: d.identifier.clone(),
-                        state: d.state.to_string(),
+                        serial: d.serial.clone(),
+                        state: d.state.clone(),
                     });
                 }
                 Err(e) if !waiting || opts.connect.is_none() => return Err(e),

@@ -7,9 +7,7 @@
 use std::net::SocketAddrV4;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-use super::PhoneError;
+use super::{PhoneError, host};
 
 /// A phone on the server's list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,59 +23,31 @@ impl Attached {
     }
 }
 
-/// The longest list the server may send (it sends a few lines).
-const MAX_LIST: usize = 64 * 1024;
+const REQUEST: &str = "host:track-devices";
 
 /// An open `host:track-devices` request.
 pub struct Tracker {
     socket: tokio::net::TcpStream,
 }
 
-fn failed(why: impl ToString) -> PhoneError {
-    PhoneError::AdbServer {
-        call: "host:track-devices".into(),
-        why: why.to_string(),
-    }
-}
-
 impl Tracker {
     /// Asks the server at `server` to report its device list. The server must be running.
     pub async fn open(server: SocketAddrV4, limit: Duration) -> Result<Tracker, PhoneError> {
-        let opened = async {
-            let mut socket = tokio::net::TcpStream::connect(server)
-                .await
-                .map_err(failed)?;
-            let request = "host:track-devices";
-            let framed = format!("{:04x}{request}", request.len());
-            socket.write_all(framed.as_bytes()).await.map_err(failed)?;
-            let mut status = [0u8; 4];
-            socket.read_exact(&mut status).await.map_err(failed)?;
-            if &status != b"OKAY" {
-                return Err(failed(String::from_utf8_lossy(&status)));
-            }
-            Ok(Tracker { socket })
-        };
-        tokio::time::timeout(limit, opened)
+        let socket = tokio::time::timeout(limit, host::open(server, REQUEST))
             .await
             .map_err(|_| PhoneError::Timeout {
-                what: "host:track-devices".into(),
+                what: REQUEST.into(),
                 limit,
-            })?
+            })??;
+        Ok(Tracker { socket })
     }
 
     /// The next device list: the first comes at once, then one on every change. An error
     /// when the server goes away.
     pub async fn next(&mut self) -> Result<Vec<Attached>, PhoneError> {
-        let mut len = [0u8; 4];
-        self.socket.read_exact(&mut len).await.map_err(failed)?;
-        let n = std::str::from_utf8(&len)
-            .ok()
-            .and_then(|l| usize::from_str_radix(l, 16).ok())
-            .filter(|&n| n <= MAX_LIST)
-            .ok_or_else(|| failed(format!("a length of {:?}", String::from_utf8_lossy(&len))))?;
-        let mut body = vec![0u8; n];
-        self.socket.read_exact(&mut body).await.map_err(failed)?;
-        Ok(parse_list(&String::from_utf8_lossy(&body)))
+        Ok(parse_list(
+            &host::read_reply(&mut self.socket, REQUEST).await?,
+        ))
     }
 }
 
