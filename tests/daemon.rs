@@ -472,3 +472,59 @@ fn a_phone_killed_and_started_again_plays_on_and_the_other_is_unaffected() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-unsure", ROUND_SECS);
+    // The first round's board is under Android's "isn't responding" dialog.
+    let phone = Sim::start(
+        "127.0.0.1:0".parse().unwrap(),
+        SimConfig {
+            model: Model::Nexus7,
+            game: GameConfig {
+                lobby: true,
+                round: Duration::from_secs(ROUND_SECS),
+                auto_advance: Some(Duration::from_secs(2)),
+                dialog_round: Some(1),
+                ..GameConfig::default()
+            },
+            report: None,
+        },
+    )
+    .unwrap();
+    let history = dir.join("history.jsonl");
+    let args: Vec<String> = [
+        "--rounds",
+        "2",
+        "--history",
+        history.to_str().unwrap(),
+        "--connect",
+        &phone.addr().to_string(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let stdout = finished(spawn_daemon(&server, &dir, &args));
+    assert!(stdout.contains("\"skipped\""), "{stdout}");
+    let (rounds, _) = history::read(&history).unwrap();
+    let ended: Vec<Ended> = rounds.iter().map(|r| r.ended).collect();
+    assert!(
+        matches!(ended[..], [Ended::Unsure, Ended::AllWords | Ended::Clock]),
+        "{rounds:?}"
+    );
+    // The screenshot of the dialog was kept, beside the history; nothing touched the dialog.
+    let shot = rounds[0].screenshot.as_ref().expect("a screenshot");
+    assert!(shot.starts_with(dir.join("unsure")), "{shot:?}");
+    let saved = image::open(shot).unwrap();
+    assert_eq!((saved.width(), saved.height()), (800, 1280));
+    let report = phone.device().report();
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert_eq!(report.rejected(), 0, "{:?}", report.strokes);
+    assert_eq!(report.rounds[0].words, 0);
+    // The second round (over, or its words all in) was played.
+    let second = report.rounds.get(1).map_or(&report.board, |g| &g.board);
+    assert_eq!(&rounds[1].board, second);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -47,6 +47,10 @@ pub struct SimArgs {
     /// this many seconds after starting in the lobby (default: only a tap on Play/Next does).
     #[arg(long, value_name = "SECS")]
     pub auto_advance: Option<f64>,
+    /// Cover the board of this round (1 is the first) with Android's "isn't responding"
+    /// dialog, a board no reader can read: a bot must skip the round, touching nothing.
+    #[arg(long, value_name = "ROUND", value_parser = clap::value_parser!(u32).range(1..))]
+    pub dialog_round: Option<u32>,
     /// JSON report of every stroke, the score, freezes and violations (with --phones, one
     /// per phone: NAME-1.json, NAME-2.json, ...).
     #[arg(long, value_name = "FILE")]
@@ -73,6 +77,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             .auto_advance
             .map(|s| seconds("--auto-advance", s, 0.0))
             .transpose()?,
+        dialog_round: args.dialog_round,
     };
     let start = Model::ALL.iter().position(|&m| m == first).unwrap_or(0);
     let mut sims = Vec::new();

@@ -41,6 +41,10 @@ pub struct GameConfig {
     /// after this long (as a match does when every player is ready); `None`: only a tap on
     /// Play/Next does.
     pub auto_advance: Option<Duration>,
+    /// Android's "isn't responding" dialog covers the board through this round (1 is the
+    /// first), as it does when the game stalls: the board cannot be read, and a touch in that
+    /// round lands on the dialog (a violation).
+    pub dialog_round: Option<u32>,
 }
 
 impl Default for GameConfig {
@@ -54,6 +58,7 @@ impl Default for GameConfig {
             frame: Duration::from_millis(16),
             lobby: false,
             auto_advance: None,
+            dialog_round: None,
         }
     }
 }
@@ -189,6 +194,8 @@ pub struct View {
     pub selected: Vec<usize>,
     pub last_word: Option<(String, bool)>,
     pub max_score: u32,
+    /// A system dialog covers the round's board.
+    pub dialog: bool,
 }
 
 /// A stroke in progress.
@@ -328,6 +335,11 @@ impl Game {
         self.round_first_touch = None;
     }
 
+    /// Whether the round on screen is under the system dialog.
+    fn dialog_shows(&self) -> bool {
+        self.screen == Screen::Round && self.config.dialog_round == Some(self.round)
+    }
+
     /// When the round's clock runs out.
     fn round_end(&self) -> Duration {
         self.round_start + self.config.round + self.extension
@@ -454,6 +466,7 @@ impl Game {
                 .unwrap_or_default(),
             last_word: self.last_word.clone(),
             max_score: self.max_score,
+            dialog: self.dialog_shows(),
         }
     }
 
@@ -535,7 +548,7 @@ impl Game {
             stroke.samples.push(sample);
         }
         let fence = match self.screen {
-            Screen::Round => self.layout.in_fence(sample.x, sample.y),
+            Screen::Round => !self.dialog_shows() && self.layout.in_fence(sample.x, sample.y),
             Screen::Lobby | Screen::Results => self.layout.play.contains(sample.x, sample.y),
         };
         if !fence && stroke.outside.is_none() {
@@ -932,6 +945,24 @@ mod tests {
         g.touch(Duration::from_secs(63), Route::Raw, Action::Up, x, y);
         assert_eq!(g.screen(), Screen::Round);
         assert_eq!(g.bonuses().iter().count(), 3);
+    }
+
+    #[test]
+    fn the_dialog_covers_its_round_only_and_takes_every_touch() {
+        let config = GameConfig {
+            round: Duration::from_secs(10),
+            auto_advance: Some(Duration::from_secs(3)),
+            dialog_round: Some(1),
+            ..GameConfig::default()
+        };
+        let mut g = Game::new(config, Layout::of(Model::Nexus7), Trie::enable());
+        assert!(g.view(Duration::from_secs(1), false).dialog);
+        swipe(&mut g, Duration::from_secs(2), FRAME, &[0, 1, 2]);
+        assert_eq!(g.violations().len(), 1);
+        // Round 2, at 13 s, is the game's own again.
+        assert!(!g.view(Duration::from_secs(14), false).dialog);
+        swipe(&mut g, Duration::from_secs(14), FRAME, &[0, 1, 2]);
+        assert_eq!(g.violations().len(), 1);
     }
 
     #[test]

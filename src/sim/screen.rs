@@ -63,7 +63,69 @@ pub fn render(layout: &Layout, view: &View) -> RgbaImage {
         Screen::Round => round(&mut img, layout, view),
         Screen::Results => results(&mut img, layout, view),
     }
+    if view.dialog {
+        not_responding(&mut img, layout);
+    }
     img
+}
+
+/// Android's "isn't responding" dialog: the screen dimmed, a white box across the middle of
+/// the grid with the question and its two buttons.
+fn not_responding(img: &mut RgbaImage, layout: &Layout) {
+    for p in img.pixels_mut() {
+        for c in &mut p.0[..3] {
+            *c /= 2;
+        }
+    }
+    let w = layout.width as f32;
+    let grid = layout.grid();
+    let cy = (grid.y0 + grid.y1) / 2.0;
+    let h = layout.pitch * 1.6;
+    let bx = Rect {
+        x0: w * 0.08,
+        y0: cy - h / 2.0,
+        x1: w * 0.92,
+        y1: cy + h / 2.0,
+    };
+    fill(img, bx, rgb(250, 250, 250));
+    let size = h * 0.11;
+    text_left(
+        img,
+        "Scramble isn't responding",
+        bx.x0 + size,
+        bx.y0 + size * 1.5,
+        size * 1.15,
+        INK,
+        regular(),
+    );
+    text_left(
+        img,
+        "Do you want to close it?",
+        bx.x0 + size,
+        bx.y0 + size * 3.2,
+        size,
+        INK,
+        regular(),
+    );
+    let teal = rgb(0, 133, 119);
+    text_right(
+        img,
+        "WAIT",
+        bx.x1 - size,
+        bx.y1 - size * 1.3,
+        size,
+        teal,
+        bold(),
+    );
+    text_right(
+        img,
+        "CLOSE APP",
+        bx.x1 - size * 5.0,
+        bx.y1 - size * 1.3,
+        size,
+        teal,
+        bold(),
+    );
 }
 
 fn background(img: &mut RgbaImage) {
@@ -481,6 +543,7 @@ mod tests {
             selected: vec![0, 1],
             last_word: Some(("cat".into(), true)),
             max_score: 900,
+            dialog: false,
         }
     }
 
