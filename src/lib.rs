@@ -28,6 +28,7 @@ pub mod dict;
 pub mod gesture;
 pub mod phone;
 pub mod play;
+pub mod plot;
 pub mod profile;
 pub mod sample;
 pub mod score;

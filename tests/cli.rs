@@ -1275,3 +1275,82 @@ fn sim_serves_several_phones_each_with_its_model_and_report() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn history_sums_up_per_phone_and_plots_the_rounds() {
+    use scramblebot::daemon::history::{Ended, RoundRecord, append};
+    let dir = std::env::temp_dir().join(format!("scramblebot-history-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = dir.join("history.jsonl");
+    let round = |serial: &str, time: u64, points: u32, ended: Ended| RoundRecord {
+        time,
+        serial: serial.into(),
+        profile: "nexus7".into(),
+        board: "RBEN/STLA/EOUO/NCAQu".into(),
+        bonuses: None,
+        route: "monkey".into(),
+        words_entered: 100,
+        words_planned: 178,
+        points_claimed: points,
+        max_points: 1220,
+        first_touch_ms: Some(120.0),
+        duration_secs: 11.0,
+        ended,
+        screenshot: None,
+    };
+    let rounds = [
+        round("127.0.0.1:5555", 1_700_000_000, 1220, Ended::AllWords),
+        round("127.0.0.1:5555", 1_700_000_600, 610, Ended::Clock),
+        round("127.0.0.1:5557", 1_700_000_300, 0, Ended::Unsure),
+        round("127.0.0.1:5557", 1_700_001_200, 915, Ended::Clock),
+    ];
+    for r in &rounds {
+        append(&file, r).unwrap();
+    }
+    let png = dir.join("points.png");
+    let f = file.to_str().unwrap();
+    let out = scramblebot(&["history", "--history", f, "--plot", png.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    let row = |name: &str| -> Vec<String> {
+        let line = table.lines().find(|l| l.starts_with(name)).unwrap();
+        line.split_whitespace().map(String::from).collect()
+    };
+    // phone, rounds, played, all words, words, points, share
+    assert_eq!(
+        row("127.0.0.1:5555")[1..],
+        ["2", "2", "1", "200", "1830", "75.0%"]
+    );
+    assert_eq!(
+        row("127.0.0.1:5557")[1..],
+        ["2", "1", "0", "200", "915", "37.5%"]
+    );
+    assert_eq!(row("all")[1..], ["4", "3", "1", "400", "2745", "56.2%"]);
+    assert!(
+        text(&out.stderr).contains("plotted 3 rounds played"),
+        "{}",
+        text(&out.stderr)
+    );
+    let img = image::open(&png).unwrap().to_rgb8();
+    assert_eq!(img.dimensions(), (1000, 700));
+    // A line per phone, in the first two colours of the palette.
+    for colour in [[31, 119, 180], [214, 39, 40]] {
+        assert!(
+            img.pixels().filter(|p| p.0 == colour).count() > 100,
+            "{colour:?}"
+        );
+    }
+    // An empty history has nothing to plot: said, exit 2, no file.
+    let empty = temp_file("empty-history.jsonl", b"");
+    let none = dir.join("none.png");
+    let out = scramblebot(&[
+        "history",
+        "--history",
+        empty.to_str().unwrap(),
+        "--plot",
+        none.to_str().unwrap(),
+    ]);
+    fails_with(&out, 2, "nothing to plot", "an empty history");
+    assert!(!none.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

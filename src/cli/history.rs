@@ -15,6 +15,10 @@ pub struct HistoryArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Also draw points per round and their share of the board's maximum, a line per
+    /// phone over time, into this PNG file.
+    #[arg(long, value_name = "FILE.png")]
+    pub plot: Option<PathBuf>,
 }
 
 /// What `history --json` prints.
@@ -33,6 +37,9 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
         .ok_or_else(|| BadInput(anyhow::anyhow!("no --history and no HOME to find it in")))?;
     let (rounds, bad) = history::read(&path).map_err(|e| BadInput(e.into()))?;
     let (phones, all) = history::summarise(&rounds);
+    if let Some(out) = &args.plot {
+        plot(&rounds, out)?;
+    }
     if args.json {
         let json = HistoryJson {
             file: path,
@@ -65,5 +72,21 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
     if bad > 0 {
         eprintln!("{bad} lines of {} did not parse", path.display());
     }
+    Ok(())
+}
+
+/// Draws the history's figure into the PNG `out`.
+fn plot(rounds: &[history::RoundRecord], out: &std::path::Path) -> anyhow::Result<()> {
+    let (panels, x_label) = history::figure(rounds);
+    let figure = scramblebot::plot::Figure {
+        width: 1000,
+        height: 700,
+        x_label,
+    };
+    let img = scramblebot::plot::draw(&figure, &panels).map_err(|e| BadInput(e.into()))?;
+    img.save_with_format(out, image::ImageFormat::Png)
+        .map_err(|e| BadInput(anyhow::anyhow!("cannot write {}: {e}", out.display())))?;
+    let played: usize = panels[0].series.iter().map(|s| s.points.len()).sum();
+    eprintln!("plotted {played} rounds played into {}", out.display());
     Ok(())
 }

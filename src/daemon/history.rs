@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::plot::{Legend, Panel, Series};
+
 /// How a round ended for the bot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -165,6 +167,54 @@ pub fn summarise(rounds: &[RoundRecord]) -> (BTreeMap<String, Summary>, Summary)
     (per, all)
 }
 
+/// The charts `history --plot` draws: points claimed per round, and their share of the
+/// board's maximum, a line per phone over hours since the first round (rounds not played,
+/// unsure, are left out). The x axis's label names the first round's time.
+pub fn figure(rounds: &[RoundRecord]) -> (Vec<Panel>, String) {
+    let played: Vec<&RoundRecord> = rounds.iter().filter(|r| r.ended != Ended::Unsure).collect();
+    let first = played.iter().map(|r| r.time).min().unwrap_or(0);
+    let hours = |r: &RoundRecord| r.time.saturating_sub(first) as f64 / 3600.0;
+    let per_phone = |y: &dyn Fn(&RoundRecord) -> f64| {
+        let mut by: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+        for r in &played {
+            by.entry(&r.serial).or_default().push((hours(r), y(r)));
+        }
+        by.into_iter()
+            .map(|(name, mut points)| {
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                Series {
+                    name: name.to_owned(),
+                    points,
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    let share = |r: &RoundRecord| {
+        if r.max_points == 0 {
+            0.0
+        } else {
+            100.0 * f64::from(r.points_claimed) / f64::from(r.max_points)
+        }
+    };
+    let panels = vec![
+        Panel {
+            title: "Points claimed per round".into(),
+            y_label: "points".into(),
+            y_range: None,
+            legend: Legend::UpperRight,
+            series: per_phone(&|r| f64::from(r.points_claimed)),
+        },
+        Panel {
+            title: "Share of the board's maximum".into(),
+            y_label: "% of the maximum".into(),
+            y_range: Some((0.0, 105.0)),
+            legend: Legend::LowerRight,
+            series: per_phone(&share),
+        },
+    ];
+    (panels, format!("hours since {}", crate::plot::utc(first)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +269,38 @@ mod tests {
         assert!((per["a"].share() - 1720.0 / 2220.0).abs() < 1e-12);
         assert_eq!((per["b"].rounds, per["b"].played), (1, 0));
         assert_eq!((all.rounds, all.played, all.words_entered), (3, 2, 278));
+    }
+
+    #[test]
+    fn the_figure_has_a_line_per_phone_without_unsure_rounds() {
+        let mut rounds = [
+            record("b", 100, 500, 1000, Ended::Clock),
+            record("a", 178, 1220, 1220, Ended::AllWords),
+            record("a", 0, 0, 900, Ended::Unsure),
+            record("a", 90, 300, 1200, Ended::Clock),
+        ];
+        rounds[1].time += 3600;
+        rounds[3].time += 1800;
+        let (panels, x_label) = figure(&rounds);
+        assert_eq!(x_label, "hours since 2023-11-14 22:13 UTC");
+        let lines = |p: &Panel| -> Vec<(String, Vec<(f64, f64)>)> {
+            p.series
+                .iter()
+                .map(|s| (s.name.clone(), s.points.clone()))
+                .collect()
+        };
+        let a_points = vec![(0.5, 300.0), (1.0, 1220.0)];
+        assert_eq!(
+            lines(&panels[0]),
+            [("a".into(), a_points), ("b".into(), vec![(0.0, 500.0)])]
+        );
+        assert_eq!(
+            lines(&panels[1]),
+            [
+                ("a".into(), vec![(0.5, 25.0), (1.0, 100.0)]),
+                ("b".into(), vec![(0.0, 50.0)])
+            ]
+        );
     }
 
     #[test]
