@@ -1354,3 +1354,108 @@ fn history_sums_up_per_phone_and_plots_the_rounds() {
     assert!(!none.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A tmux server of its own (`-L`), killed when dropped; None when tmux is not installed.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(name: &str, width: u32, height: u32, command: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!(
+                "note: `tmux` is not installed; skipping the terminal test (apt-get install tmux)"
+            );
+            return None;
+        }
+        let tmux = Tmux {
+            socket: format!("scramblebot-{name}-{}", std::process::id()),
+        };
+        let (w, h) = (width.to_string(), height.to_string());
+        let out = tmux.run(&["new-session", "-d", "-s", "t", "-x", &w, "-y", &h, command]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        Some(tmux)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .expect("tmux runs")
+    }
+
+    /// What the terminal shows now.
+    fn screen(&self) -> String {
+        text(&self.run(&["capture-pane", "-p", "-t", "t"]).stdout)
+    }
+
+    /// Waits, up to `secs`, until the screen satisfies `ready`; the last screen either way.
+    fn wait_for(&self, secs: u64, ready: impl Fn(&str) -> bool) -> (bool, String) {
+        let started = std::time::Instant::now();
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return (true, screen);
+            }
+            if started.elapsed().as_secs() >= secs {
+                return (false, screen);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+#[test]
+fn on_a_terminal_the_daemon_shows_a_live_line_per_phone() {
+    let command = format!(
+        "{} demo --phones 2 --rounds 1 --round-secs 8; sleep 60",
+        env!("CARGO_BIN_EXE_scramblebot")
+    );
+    let Some(tmux) = Tmux::start("live", 140, 40, &command) else {
+        return;
+    };
+    // A line per phone: its serial, a bar, words entered of all, the round, points and
+    // the time left, redrawn in place as the words go in.
+    let live = |screen: &str| {
+        screen
+            .lines()
+            .filter(|l| {
+                l.starts_with("127.0.0.1:")
+                    && l.contains(" words  round 1: ")
+                    && l.contains(" points, 0:0")
+                    && l.ends_with(" left")
+            })
+            .count()
+            == 2
+    };
+    let (seen, screen) = tmux.wait_for(60, live);
+    assert!(seen, "{screen}");
+    // When the round is over, both phones' lines say they are done, under the lines of
+    // what happened, in order: each phone's round ended before it was done.
+    let over = |screen: &str| {
+        screen
+            .lines()
+            .filter(|l| l.starts_with("127.0.0.1:") && l.ends_with(" words  done, 1 round"))
+            .count()
+            == 2
+    };
+    let (seen, screen) = tmux.wait_for(60, over);
+    assert!(seen, "{screen}");
+    for (i, l) in screen.lines().enumerate() {
+        if let Some(serial) = l.strip_suffix(": done, 1 round") {
+            let ended = screen
+                .lines()
+                .take(i)
+                .any(|e| e.starts_with(&format!("{serial}: entered ")));
+            assert!(ended, "{serial}: done before its round ended\n{screen}");
+        }
+    }
+}

@@ -7,7 +7,11 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
+use std::io::IsTerminal;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use scramblebot::daemon::config::DaemonConfig;
+use scramblebot::daemon::history::Ended;
 use scramblebot::daemon::worker::WorkerOptions;
 use scramblebot::daemon::{self, Event, Options, Profiles};
 use scramblebot::profile::Profile;
@@ -148,12 +152,7 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
                 let _ = stop_tx.send(true);
             }
         });
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let shown = tokio::spawn(async move {
-            while let Some(event) = rx.recv().await {
-                show(&event, json);
-            }
-        });
+        let (tx, shown) = display(json);
         let summary = daemon::run(opts, stop, tx).await;
         let _ = shown.await;
         summary
@@ -162,23 +161,172 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
         let mut phones: Vec<_> = summary.into_iter().collect();
         phones.sort();
         for (serial, rounds) in phones {
-            eprintln!(
-                "{serial}: {rounds} round{}",
-                if rounds == 1 { "" } else { "s" }
-            );
+            eprintln!("{serial}: {}", plural(rounds, "round"));
         }
     }
     Ok(())
 }
 
-/// One event, as a line for people or a JSON object.
-pub(super) fn show(event: &Event, json: bool) {
-    if json {
-        if let Ok(line) = serde_json::to_string(event) {
-            println!("{line}");
+/// Starts showing the daemon's events as they come (see [`Display`]); the task ends when
+/// the sender is dropped.
+pub(super) fn display(
+    json: bool,
+) -> (
+    tokio::sync::mpsc::UnboundedSender<Event>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let shown = tokio::spawn(async move {
+        let mut display = Display::new(json);
+        while let Some(event) = rx.recv().await {
+            display.show(&event);
         }
-        return;
+        display.finish();
+    });
+    (tx, shown)
+}
+
+/// How the events reach the user: one JSON object a line (`--json`); on a terminal, a live
+/// line per phone (state, round, words entered of all, points, time left) under the lines
+/// of what happened; otherwise those lines alone, on stdout.
+enum Display {
+    Json,
+    Lines,
+    Live(Live),
+}
+
+impl Display {
+    fn new(json: bool) -> Display {
+        if json {
+            Display::Json
+        } else if std::io::stderr().is_terminal() {
+            Display::Live(Live {
+                multi: MultiProgress::new(),
+                bars: HashMap::new(),
+            })
+        } else {
+            Display::Lines
+        }
     }
+
+    fn show(&mut self, event: &Event) {
+        match self {
+            Display::Json => {
+                if let Ok(line) = serde_json::to_string(event) {
+                    println!("{line}");
+                }
+            }
+            Display::Lines => {
+                if let Some(line) = line(event) {
+                    println!("{line}");
+                }
+            }
+            Display::Live(live) => live.show(event),
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Display::Live(live) = self {
+            for (bar, _) in live.bars.values() {
+                bar.abandon();
+            }
+        }
+    }
+}
+
+/// The live lines, one per phone.
+struct Live {
+    multi: MultiProgress,
+    /// Each phone's line, and the round it is playing.
+    bars: HashMap<String, (ProgressBar, u32)>,
+}
+
+impl Live {
+    fn bar(&mut self, serial: &str) -> &mut (ProgressBar, u32) {
+        self.bars.entry(serial.to_owned()).or_insert_with(|| {
+            let style = ProgressStyle::with_template(
+                "{prefix:<21!} {bar:24.cyan/blue} {pos:>3}/{len:<3} words  {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            let bar = self.multi.add(ProgressBar::new(0).with_style(style));
+            bar.set_prefix(serial.to_owned());
+            (bar, 0)
+        })
+    }
+
+    fn show(&mut self, event: &Event) {
+        if let Some(line) = line(event) {
+            let _ = self.multi.println(line);
+        }
+        let Some(serial) = event.serial() else {
+            return;
+        };
+        let (bar, playing) = self.bar(serial);
+        match event {
+            Event::PhoneReady { profile, .. } => {
+                bar.set_message(format!("ready ({profile}); waiting for a board"));
+            }
+            Event::NoProfile { .. } => bar.set_message("no profile: left alone"),
+            Event::JoinedLate { .. } => bar.set_message("waiting for the next round"),
+            Event::Advanced { .. } => bar.set_message("tapped Play/Next"),
+            Event::RoundStarted { round, words, .. } => {
+                bar.set_length(*words as u64);
+                bar.set_position(0);
+                bar.set_message(format!("round {round}"));
+                *playing = *round;
+            }
+            Event::Resumed { words_left, .. } => {
+                bar.set_message(format!("back, {words_left} words left"));
+            }
+            Event::Progress {
+                entered,
+                planned,
+                points,
+                left_secs,
+                ..
+            } => {
+                bar.set_length(*planned as u64);
+                bar.set_position(*entered as u64);
+                let left = left_secs.max(0.0).round() as u64;
+                bar.set_message(format!(
+                    "round {playing}: {points} points, {}:{:02} left",
+                    left / 60,
+                    left % 60
+                ));
+            }
+            Event::RoundEnded { record } => bar.set_message(format!(
+                "{} points ({}); waiting for the next board",
+                record.points_claimed,
+                ended(record.ended)
+            )),
+            Event::Skipped { .. } => bar.set_message("round skipped (not read surely)"),
+            Event::PhoneLost { .. } => bar.set_message("lost; waiting for it to come back"),
+            Event::PhoneDone { rounds, .. } => {
+                bar.set_message(format!("done, {}", plural(*rounds, "round")));
+            }
+            Event::Note { .. } => {}
+        }
+    }
+}
+
+/// "1 round", "3 rounds".
+fn plural(n: u32, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// How a round ended, in words.
+fn ended(e: Ended) -> &'static str {
+    match e {
+        Ended::AllWords => "every word entered",
+        Ended::Clock => "the clock ran out",
+        Ended::Stopped => "stopped",
+        Ended::PhoneLost => "the phone went away",
+        Ended::Unsure => "not read surely",
+    }
+}
+
+/// One event as a line for people; none for progress.
+fn line(event: &Event) -> Option<String> {
     let line = match event {
         Event::PhoneReady {
             serial,
@@ -215,10 +363,15 @@ pub(super) fn show(event: &Event, json: bool) {
             board,
             words_left,
         } => format!("{serial}: back; board {board}, {words_left} words left"),
-        Event::Progress { .. } => return,
+        Event::Progress { .. } => return None,
         Event::RoundEnded { record: r } => format!(
-            "{}: entered {} of {} words ({} of {} points as scored by the solver), {:?}",
-            r.serial, r.words_entered, r.words_planned, r.points_claimed, r.max_points, r.ended
+            "{}: entered {} of {} words ({} of {} points as scored by the solver), {}",
+            r.serial,
+            r.words_entered,
+            r.words_planned,
+            r.points_claimed,
+            r.max_points,
+            ended(r.ended)
         ),
         Event::Skipped {
             serial,
@@ -232,8 +385,10 @@ pub(super) fn show(event: &Event, json: bool) {
                 .unwrap_or_default()
         ),
         Event::PhoneLost { serial, why } => format!("{serial}: lost ({why})"),
-        Event::PhoneDone { serial, rounds } => format!("{serial}: done, {rounds} rounds"),
+        Event::PhoneDone { serial, rounds } => {
+            format!("{serial}: done, {}", plural(*rounds, "round"))
+        }
         Event::Note { text } => text.clone(),
     };
-    println!("{line}");
+    Some(line)
 }

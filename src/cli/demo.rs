@@ -253,12 +253,7 @@ fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::
     let json = args.round.json;
     round_runtime()?.block_on(async {
         let stop = ctrl_c_stops();
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let shown = tokio::spawn(async move {
-            while let Some(event) = rx.recv().await {
-                super::daemon::show(&event, json);
-            }
-        });
+        let (tx, shown) = super::daemon::display(json);
         let done = daemon::run_direct(opts, stop, tx).await;
         let _ = shown.await;
         done

@@ -318,6 +318,8 @@ pub async fn run(
             Some(event) = inner_rx.recv() => forward(event, &opts, &events)?,
             done = tasks.join_next_with_id(), if !tasks.is_empty() => {
                 let Some(done) = done else { continue };
+                // What the worker said before it ended comes before what is said of its end.
+                drain(&mut inner_rx, &opts, &events)?;
                 match done {
                     Ok((id, (serial, memory, result))) => {
                         running.remove(&id);
@@ -358,6 +360,18 @@ pub async fn run(
     finish(&mut inner_rx, &opts, &events, known)
 }
 
+/// Sends on what the workers have said and is not sent yet.
+fn drain(
+    inner: &mut mpsc::UnboundedReceiver<Event>,
+    opts: &Options,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Result<(), DaemonError> {
+    while let Ok(event) = inner.try_recv() {
+        forward(event, opts, events)?;
+    }
+    Ok(())
+}
+
 /// Sends on what the workers said last, and sums up the rounds per phone.
 fn finish(
     inner: &mut mpsc::UnboundedReceiver<Event>,
@@ -365,9 +379,7 @@ fn finish(
     events: &mpsc::UnboundedSender<Event>,
     known: HashMap<String, Known>,
 ) -> Result<Summary, DaemonError> {
-    while let Ok(event) = inner.try_recv() {
-        forward(event, opts, events)?;
-    }
+    drain(inner, opts, events)?;
     Ok(known
         .into_iter()
         .map(|(s, k)| (s, k.memory.rounds))
@@ -423,6 +435,7 @@ pub async fn run_direct(
             Some(event) = inner_rx.recv() => forward(event, &opts, &events)?,
             done = tasks.join_next() => {
                 let Some(Ok((serial, memory, result))) = done else { continue };
+                drain(&mut inner_rx, &opts, &events)?;
                 let rounds = memory.rounds;
                 let k = known.entry(serial.clone()).or_default();
                 match result {
