@@ -867,6 +867,72 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn calibrate_tap_advance_takes_play_next_from_a_tap_once_the_round_is_over() {
+    use scramblebot::sim::game::{GameConfig, Screen};
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("scramblebot-tap-next-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Calibrated during a short round; the person waits for the results, then taps Next.
+    let phone = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig {
+            round: std::time::Duration::from_secs(4),
+            ..GameConfig::default()
+        },
+        report: None,
+    });
+    let addr = phone.addr().to_string();
+    let play = phone.device().layout().play;
+    let at = (
+        (play.x0 + play.x1) / 2.0 - 30.0,
+        (play.y0 + play.y1) / 2.0 + 5.0,
+    );
+    let mut child = through_server(&server, &dir, "calibrate")
+        .args(["--name", "next", "--connect", &addr, "--tap-advance"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(started.elapsed().as_secs() < 60, "calibrate never ended");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        if phone.device().report().screen == Screen::Results {
+            phone
+                .device()
+                .finger_tap(at, std::time::Duration::from_millis(60));
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let what = text(&out.stderr);
+    assert!(out.status.success(), "{what}");
+    assert!(
+        what.contains("Tap the results screen's Play/Next"),
+        "{what}"
+    );
+    assert!(
+        text(&out.stdout).contains("the daemon taps it"),
+        "{}",
+        text(&out.stdout)
+    );
+    let profile = scramblebot::profile::Profile::load(&dir.join("devices/next.toml"))
+        .expect("a valid profile");
+    let next = profile.advance().expect("an advance button");
+    assert!(
+        (next.0 - at.0).hypot(next.1 - at.1) < 2.5,
+        "next at {next:?}, tapped at {at:?}"
+    );
+    // The tap on Next started round 2, as it would have for a person.
+    assert_eq!(phone.device().report().round, 2);
+    assert!(phone.device().report().violations.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `scramblebot play` through the adb server at `server`, with `args`, ready to run.
 fn play_command(server: &common::AdbServer, args: &[&str]) -> Command {
     let mut play = through_server(server, &std::env::temp_dir(), "play");

@@ -27,6 +27,32 @@ pub enum ProbeError {
     NoTouchscreen,
 }
 
+/// A button a person is asked to tap, so that its place is read from the touchscreen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Button {
+    /// The Freeze lifeline, during a round.
+    Freeze,
+    /// The results screen's Play/Next, once the round is over.
+    Advance,
+}
+
+impl Button {
+    /// What the person is told to tap.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Button::Freeze => "the Freeze button",
+            Button::Advance => "the results screen's Play/Next button once the round is over",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Button::Freeze => "Freeze",
+            Button::Advance => "Play/Next",
+        }
+    }
+}
+
 /// What probing found.
 pub struct Probed {
     pub screenshot: RgbaImage,
@@ -36,16 +62,24 @@ pub struct Probed {
     pub panel: Option<Panel>,
     /// The routes that work, fastest first (taps always do).
     pub routes: Vec<Route>,
-    /// Where the person tapped Freeze, when asked to.
-    pub freeze_tapped: Option<Point>,
+    /// Where the person tapped each button asked for, in the order asked.
+    pub tapped: Vec<(Button, Point)>,
 }
 
-/// Probes `phone`. With `tap_wait`, asks for a tap on Freeze (`ask` is called first, to tell
-/// the person) and waits that long for it.
+impl Probed {
+    /// Where the person tapped `button`, if asked to.
+    pub fn tapped(&self, button: Button) -> Option<Point> {
+        self.tapped.iter().find(|t| t.0 == button).map(|t| t.1)
+    }
+}
+
+/// Probes `phone`, then asks for a tap on each of `taps` in turn (`ask` is called first, to
+/// tell the person) and waits up to `tap_wait` for each.
 pub async fn probe(
     phone: &Phone,
-    tap_wait: Option<Duration>,
-    ask: &mut (dyn FnMut(Duration) + Send),
+    taps: &[Button],
+    tap_wait: Duration,
+    ask: &mut (dyn FnMut(Button, Duration) + Send),
 ) -> Result<Probed, ProbeError> {
     let mut about = vec![format!(
         "from {} ({}, sdk {}, wm size {}x{})",
@@ -65,22 +99,20 @@ pub async fn probe(
         None => "no touchscreen in `getevent -p` (sendevent cannot be used)".into(),
     });
     let routes = working_routes(phone, &mut about).await;
-    let freeze_tapped = match tap_wait {
-        None => None,
-        Some(limit) => {
-            let panel = panel.as_ref().ok_or(ProbeError::NoTouchscreen)?;
-            ask(limit);
-            let (x, y) = panel.wait_for_tap(phone, limit).await?;
-            about.push(format!("Freeze tapped at ({x:.0}, {y:.0})"));
-            Some((x, y))
-        }
-    };
+    let mut tapped = Vec::new();
+    for &button in taps {
+        let panel = panel.as_ref().ok_or(ProbeError::NoTouchscreen)?;
+        ask(button, tap_wait);
+        let (x, y) = panel.wait_for_tap(phone, tap_wait).await?;
+        about.push(format!("{} tapped at ({x:.0}, {y:.0})", button.name()));
+        tapped.push((button, (x, y)));
+    }
     Ok(Probed {
         screenshot,
         about,
         panel,
         routes,
-        freeze_tapped,
+        tapped,
     })
 }
 

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use scramblebot::calibrate::probe::{self, ProbeError};
+use scramblebot::calibrate::probe::{self, Button, ProbeError};
 use scramblebot::calibrate::{self, CalibrateError, SaveError};
 use scramblebot::play::unsure_text;
 use scramblebot::profile::{Glyphs, Profile};
@@ -38,8 +38,12 @@ pub struct CalibrateArgs {
     /// Freeze of the round in progress.
     #[arg(long, conflicts_with_all = ["freeze", "image"])]
     pub tap: bool,
-    /// How long `--tap` waits for the tap, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0, requires = "tap")]
+    /// Ask, after the Freeze tap if there is one, for a tap on the results screen's
+    /// Play/Next button once the round is over, and take the daemon's `advance` from it.
+    #[arg(long, conflicts_with_all = ["advance", "image"])]
+    pub tap_advance: bool,
+    /// How long `--tap` and `--tap-advance` wait for each tap, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     pub tap_wait: f64,
     /// Directory to write NAME.toml and NAME.overlay.png in.
     #[arg(long, value_name = "DIR", default_value = "devices")]
@@ -72,12 +76,16 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(|f| point("--freeze", f))
         .transpose()?;
-    let tap_wait = args
-        .tap
-        .then(|| seconds("--tap-wait", args.tap_wait, 1.0))
-        .transpose()?;
+    let tap_wait = seconds("--tap-wait", args.tap_wait, 1.0)?;
+    let taps: Vec<Button> = [
+        (args.tap, Button::Freeze),
+        (args.tap_advance, Button::Advance),
+    ]
+    .into_iter()
+    .filter_map(|(asked, b)| asked.then_some(b))
+    .collect();
     let typed = args.board.as_deref().map(game_board).transpose()?;
-    let advance = args
+    let given_advance = args
         .advance
         .as_deref()
         .map(|a| point("--advance", a))
@@ -90,15 +98,16 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let (img, mut about, freeze) = match &args.image {
+    let (img, mut about, freeze, advance) = match &args.image {
         Some(path) => {
             let about = vec![format!("from the screenshot {}", path.display())];
-            (load_image(path)?, about, given_freeze)
+            (load_image(path)?, about, given_freeze, given_advance)
         }
         None => {
-            let probed = probe_phone(&args.phone, tap_wait)?;
-            let freeze = probed.freeze_tapped.or(given_freeze);
-            (probed.screenshot, probed.about, freeze)
+            let probed = probe_phone(&args.phone, &taps, tap_wait)?;
+            let freeze = probed.tapped(Button::Freeze).or(given_freeze);
+            let advance = probed.tapped(Button::Advance).or(given_advance);
+            (probed.screenshot, probed.about, freeze, advance)
         }
     };
     let cal = calibration(&img, freeze)?;
@@ -160,25 +169,28 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     summary(&about, &profile, cal.freeze_given, &saved, &args.name)
 }
 
-/// Probes the phone through the adb server (and reads a tap on Freeze with `tap_wait`).
+/// Probes the phone through the adb server (and reads a tap on each of `taps`, waiting
+/// `tap_wait` for each).
 fn probe_phone(
     phone: &PhoneArgs,
-    tap_wait: Option<std::time::Duration>,
+    taps: &[Button],
+    tap_wait: std::time::Duration,
 ) -> anyhow::Result<probe::Probed> {
     let opts = phone.options()?;
     round_runtime()?.block_on(async {
         let phone = super::connect(&opts).await?;
-        let ask = &mut |limit: std::time::Duration| {
+        let ask = &mut |button: Button, limit: std::time::Duration| {
             eprintln!(
-                "Tap the Freeze button on the phone (waiting {} s)...",
+                "Tap {} on the phone (waiting {} s)...",
+                button.describe(),
                 limit.as_secs_f64()
             );
         };
-        probe::probe(&phone, tap_wait, ask)
+        probe::probe(&phone, taps, tap_wait, ask)
             .await
             .map_err(|e| match e {
                 e @ ProbeError::NoTouchscreen => {
-                    anyhow::anyhow!("--tap: {e}: give --freeze X,Y instead")
+                    anyhow::anyhow!("{e}: give --freeze X,Y or --advance X,Y instead")
                 }
                 e => e.into(),
             })
@@ -237,6 +249,12 @@ fn summary(
             ""
         }
     )?;
+    if let Some((x, y)) = profile.advance() {
+        writeln!(
+            out,
+            "Play/Next at ({x}, {y}): the daemon taps it between rounds"
+        )?;
+    }
     writeln!(
         out,
         "wrote {} and {}; play with --device {name} (from this directory) or --profile {}",
