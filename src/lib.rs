@@ -29,6 +29,7 @@ pub mod gesture;
 pub mod phone;
 pub mod play;
 pub mod plot;
+pub mod practice;
 pub mod profile;
 pub mod sample;
 pub mod score;

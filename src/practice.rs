@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::board::Board;
 use crate::dict::Trie;
+use crate::plot::{Legend, Panel, Series};
 use crate::score::{Bonuses, Rules};
 use crate::solve::{Order, Solver};
 
@@ -31,7 +32,9 @@ pub enum Verdict {
     /// Not in the dictionary.
     NotAWord,
     /// Shorter than the rules allow (`min` letters, Qu counting two).
-    TooShort { min: usize },
+    TooShort {
+        min: usize,
+    },
     AlreadyFound,
     /// Typed after the clock ran out.
     TimeUp,
@@ -205,6 +208,93 @@ impl Practice {
     }
 }
 
+/// One practice, as the practice history keeps it (a JSON line each).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PracticeRecord {
+    /// When it ended, in seconds since the Unix epoch.
+    pub time: u64,
+    pub board: String,
+    /// As `solve --bonus` takes them, when there were any.
+    pub bonuses: Option<String>,
+    pub rules: String,
+    pub min_len: usize,
+    pub secs: f64,
+    /// The dice's seed, when the board was rolled.
+    pub seed: Option<u64>,
+    pub score: u32,
+    pub max_score: u32,
+    /// The words found, in the order found.
+    pub found: Vec<String>,
+    /// The words missed, longest first.
+    pub missed: Vec<String>,
+}
+
+impl PracticeRecord {
+    /// The record of `practice` as it stands, ended at `time`.
+    pub fn of(practice: &Practice, time: u64, seed: Option<u64>) -> PracticeRecord {
+        let summary = practice.summary();
+        let words = |w: Vec<Word>| w.into_iter().map(|w| w.word).collect();
+        PracticeRecord {
+            time,
+            board: practice.board.to_string(),
+            bonuses: (!practice.bonuses.is_empty()).then(|| practice.bonuses.text(&practice.board)),
+            rules: practice.rules.kind().name().to_owned(),
+            min_len: practice.rules.min_len(),
+            secs: practice.secs.as_secs_f64(),
+            seed,
+            score: summary.score,
+            max_score: summary.max_score,
+            found: words(summary.found),
+            missed: words(summary.missed),
+        }
+    }
+
+    /// The score as a share of the board's maximum (0 for a board without words).
+    pub fn share(&self) -> f64 {
+        if self.max_score == 0 {
+            0.0
+        } else {
+            f64::from(self.score) / f64::from(self.max_score)
+        }
+    }
+}
+
+/// The charts `history --practice --plot` draws: the score of each practice and its share of
+/// the board's maximum, over the practices in order. The x axis's label names the first.
+pub fn figure(records: &[PracticeRecord]) -> (Vec<Panel>, String) {
+    let line = |name: &str, y: &dyn Fn(&PracticeRecord) -> f64| Series {
+        name: name.to_owned(),
+        points: (1..)
+            .zip(records)
+            .map(|(i, r)| (f64::from(i), y(r)))
+            .collect(),
+    };
+    let panels = vec![
+        Panel {
+            title: "Points per practice".into(),
+            y_label: "points".into(),
+            y_range: None,
+            legend: Legend::UpperRight,
+            series: vec![
+                line("yours", &|r| f64::from(r.score)),
+                line("the board's maximum", &|r| f64::from(r.max_score)),
+            ],
+        },
+        Panel {
+            title: "Share of the board's maximum".into(),
+            y_label: "% of the maximum".into(),
+            y_range: Some((0.0, 105.0)),
+            legend: Legend::UpperRight,
+            series: vec![line("yours", &|r| 100.0 * r.share())],
+        },
+    ];
+    let first = records.iter().map(|r| r.time).min().unwrap_or(0);
+    (
+        panels,
+        format!("practices in order, from {}", crate::plot::utc(first)),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,12 +346,34 @@ mod tests {
     }
 
     #[test]
+    fn a_record_keeps_what_was_found_and_missed() {
+        let (mut p, trie) = session(Rules::scramble());
+        let first = p.words()[3].clone();
+        p.submit(&first.word, Duration::ZERO, &trie);
+        let r = PracticeRecord::of(&p, 1_700_000_000, Some(42));
+        assert_eq!(r.board, "RBEN/STLA/EOUO/NCAQu");
+        assert_eq!(
+            (r.rules.as_str(), r.min_len, r.secs),
+            ("scramble", 2, 120.0)
+        );
+        assert_eq!(r.found, std::slice::from_ref(&first.word));
+        assert_eq!(r.missed.len(), p.words().len() - 1);
+        assert_eq!((r.score, r.max_score), (first.points, p.max_score()));
+        let (panels, label) = figure(&[r.clone(), r]);
+        assert_eq!(panels[1].series[0].points.len(), 2);
+        assert!(label.ends_with("2023-11-14 22:13 UTC"), "{label}");
+    }
+
+    #[test]
     fn boggle_rules_want_three_letters_and_qu_counts_two() {
         let (mut p, trie) = session(Rules::boggle());
         let s = Duration::from_secs(1);
         assert_eq!(p.submit("be", s, &trie), Verdict::TooShort { min: 3 });
-        // The Qu tile spells two letters: "qua" is not a word, but it is three letters long.
-        assert_eq!(p.submit("qua", s, &trie), Verdict::NotAWord);
+        // The Qu tile spells two letters: "qua" is three letters long, on two tiles.
+        match p.submit("qua", s, &trie) {
+            Verdict::Accepted(w) => assert_eq!(w.path, [[3, 3], [3, 2]]),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -280,13 +392,18 @@ mod tests {
                 .windows(2)
                 .all(|w| w[0].word.len() >= w[1].word.len())
         );
-        assert_eq!(summary.max_score, p.words().iter().map(|w| w.points).sum::<u32>());
+        assert_eq!(
+            summary.max_score,
+            p.words().iter().map(|w| w.points).sum::<u32>()
+        );
         // Every word's path spells it on the board, tile after neighbouring tile.
         for w in p.words() {
             let spelled: String = w
                 .path
                 .iter()
-                .map(|&[r, c]| crate::board::tile_name(p.board().tiles()[r * 4 + c]).to_ascii_lowercase())
+                .map(|&[r, c]| {
+                    crate::board::tile_name(p.board().tiles()[r * 4 + c]).to_ascii_lowercase()
+                })
                 .collect();
             assert_eq!(spelled, w.word);
             for step in w.path.windows(2) {

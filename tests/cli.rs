@@ -1457,6 +1457,15 @@ impl Tmux {
         text(&self.run(&["capture-pane", "-p", "-t", "t"]).stdout)
     }
 
+    /// Everything the terminal has shown on its main screen, scrolled off or not.
+    fn scrollback(&self) -> String {
+        text(
+            &self
+                .run(&["capture-pane", "-p", "-S", "-", "-t", "t"])
+                .stdout,
+        )
+    }
+
     /// Waits, up to `secs`, until the screen satisfies `ready`; the last screen either way.
     fn wait_for(&self, secs: u64, ready: impl Fn(&str) -> bool) -> (bool, String) {
         let started = std::time::Instant::now();
@@ -1524,4 +1533,315 @@ fn on_a_terminal_the_daemon_shows_a_live_line_per_phone() {
             assert!(ended, "{serial}: done before its round ended\n{screen}");
         }
     }
+}
+
+/// `scramblebot ARGS` with `input` on its stdin.
+fn scramblebot_fed(args: &[&str], input: &str) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn practice_piped_judges_a_word_a_line_and_sums_up() {
+    let dict = temp_file(
+        "practice-words.txt",
+        b"at\ncat\ncats\nact\nsat\nzebra\ntax\n",
+    );
+    let history = temp_file("practice-history.jsonl", b"");
+    let args = [
+        "practice",
+        "--board",
+        "CATSXXXXXXXXXXXX",
+        "--dict",
+        dict.to_str().unwrap(),
+        "--history",
+        history.to_str().unwrap(),
+        "--json",
+    ];
+    let out = scramblebot_fed(&args, "cat\nCAT\nact\nzebra\nxyz\na\n\ncats\ntax\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let (lines, json) = stdout.trim_end().rsplit_once('\n').unwrap();
+    assert_eq!(
+        lines,
+        "cat: accepted, 6 points
+CAT: already found
+act: not on the board
+zebra: not on the board
+xyz: not a word
+a: too short (at least 2 letters)
+cats: accepted, 7 points
+tax: accepted, 10 points
+score 23 of 24 points; 3 of 4 words found
+missed, longest first (1):
+  at                 1"
+    );
+    assert!(
+        text(&out.stderr).contains("board CATS/XXXX/XXXX/XXXX, scramble rules"),
+        "{}",
+        text(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(json["score"], 23);
+    assert_eq!(json["max_score"], 24);
+    assert_eq!(json["rules"], "scramble");
+    assert_eq!(json["found"][2]["word"], "tax");
+    assert_eq!(
+        json["found"][2]["path"],
+        serde_json::json!([[0, 2], [0, 1], [1, 1]])
+    );
+    assert_eq!(json["missed"][0]["word"], "at");
+    // The practice went into the history, and `history --practice` shows it.
+    let out = scramblebot(&[
+        "history",
+        "--practice",
+        "--history",
+        history.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let h: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    assert_eq!(
+        h["practices"][0]["found"],
+        serde_json::json!(["cat", "cats", "tax"])
+    );
+    assert_eq!(h["practices"][0]["missed"], serde_json::json!(["at"]));
+    assert!((h["mean_share"].as_f64().unwrap() - 23.0 / 24.0).abs() < 1e-9);
+    // Boggle rules: three letters at least.
+    let out = scramblebot_fed(
+        &[
+            "practice",
+            "--board",
+            "CATSXXXXXXXXXXXX",
+            "--dict",
+            dict.to_str().unwrap(),
+            "--rules",
+            "boggle",
+            "--no-history",
+        ],
+        "at\ncat\n",
+    );
+    assert!(
+        text(&out.stdout)
+            .starts_with("at: too short (at least 3 letters)\ncat: accepted, 1 point\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    // A board that is not one: exit 2, said.
+    let out = scramblebot_fed(&["practice", "--board", "CATS", "--no-history"], "");
+    fails_with(&out, 2, "4x4", "a short board");
+}
+
+#[test]
+fn practice_in_a_terminal_judges_words_and_shows_every_missed_one() {
+    use scramblebot::practice::Practice;
+    use scramblebot::sample::{Rng, roll_dice};
+    // The board seed 1 rolls, and its words, as the trainer will find them.
+    let board = scramblebot::Board::from_tiles(&roll_dice(&mut Rng::new(1))).unwrap();
+    let trie = scramblebot::Trie::enable();
+    let practice = Practice::new(
+        board,
+        scramblebot::Bonuses::none(),
+        scramblebot::Rules::scramble(),
+        &trie,
+        std::time::Duration::from_secs(5),
+    );
+    let words = practice.words();
+    let (typed, next) = (&words[0], &words[1]);
+    let history = std::env::temp_dir().join(format!(
+        "scramblebot-practice-tmux-{}.jsonl",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&history);
+    let command = format!(
+        "{} practice --seed 1 --secs 5 --history {}; sleep 60",
+        env!("CARGO_BIN_EXE_scramblebot"),
+        history.display()
+    );
+    let Some(tmux) = Tmux::start("practice", 100, 30, &command) else {
+        return;
+    };
+    let (seen, screen) = tmux.wait_for(20, |s| s.contains("type a word and Enter"));
+    assert!(seen, "{screen}");
+    assert!(
+        screen.contains(&format!("board {board} (seed 1)")),
+        "{screen}"
+    );
+    let send = |keys: &[&str]| {
+        assert!(
+            tmux.run(&[&["send-keys", "-t", "t"], keys].concat())
+                .status
+                .success()
+        )
+    };
+    // Two wrong letters taken back with Backspace, then the word.
+    send(&["zq", "BSpace", "BSpace", &typed.word, "Enter"]);
+    let accepted = format!("{}: accepted, {} points", typed.word, typed.points);
+    let (seen, screen) = tmux.wait_for(5, |s| s.contains(&accepted));
+    assert!(seen, "{screen}");
+    // Its path lit on the board: each step numbered in the tiles' bottom edges.
+    assert!(
+        screen.contains("──1──") && screen.contains("──2──"),
+        "{screen}"
+    );
+    send(&["qxzvw", "Enter"]);
+    let (seen, screen) = tmux.wait_for(5, |s| s.contains("qxzvw: not a word"));
+    assert!(seen, "{screen}");
+    // A smaller terminal: drawn again to fit, the board whole.
+    assert!(
+        tmux.run(&["resize-window", "-t", "t", "-x", "70", "-y", "22"])
+            .status
+            .success()
+    );
+    let (seen, screen) = tmux.wait_for(5, |s| {
+        s.lines().all(|l| l.chars().count() <= 70) && s.contains("┌ board") && s.contains("> _")
+    });
+    assert!(seen, "{screen}");
+    send(&[&typed.word.to_uppercase(), "Enter"]);
+    let (seen, screen) =
+        tmux.wait_for(5, |s| s.contains(&format!("{}: already found", typed.word)));
+    assert!(seen, "{screen}");
+    // Time is up: the score, and the missed words longest first, the first selected.
+    let over = format!(
+        "time is up: score {} of {} points",
+        typed.points,
+        practice.max_score()
+    );
+    let found = format!("1 of {} words found", words.len());
+    let (seen, screen) = tmux.wait_for(15, |s| s.contains(&over) && s.contains(&found));
+    assert!(seen, "{screen}");
+    assert!(
+        screen.contains(&format!("missed ({})", words.len() - 1)),
+        "{screen}"
+    );
+    assert!(screen.contains(&format!("> {}", next.word)), "{screen}");
+    send(&["Down"]);
+    let (seen, screen) = tmux.wait_for(5, |s| s.contains(&format!("> {}", words[2].word)));
+    assert!(seen, "{screen}");
+    // q leaves the trainer; the terminal is restored and the summary printed on it.
+    send(&["q"]);
+    let summary = format!(
+        "score {} of {} points; 1 of {} words found",
+        typed.points,
+        practice.max_score(),
+        words.len()
+    );
+    let last = words.last().unwrap();
+    let last = format!("  {:<16} {:>3}", last.word, last.points);
+    let (seen, screen) = tmux.wait_for(5, |s| s.contains(&last));
+    assert!(seen, "{screen}");
+    let printed = tmux.scrollback();
+    assert!(printed.contains(&summary), "{printed}");
+    assert!(
+        !printed.contains("time is up"),
+        "the alternate screen is gone:\n{printed}"
+    );
+    let records: Vec<scramblebot::practice::PracticeRecord> =
+        scramblebot::daemon::history::read_lines(&history)
+            .unwrap()
+            .0;
+    assert_eq!(records.len(), 1);
+    assert_eq!((records[0].seed, records[0].score), (Some(1), typed.points));
+    let _ = std::fs::remove_file(&history);
+}
+
+#[test]
+fn practice_ends_early_on_esc_and_ctrl_c_restores_the_terminal() {
+    let command = format!(
+        "{} practice --seed 2 --secs 600 --no-history; sleep 60",
+        env!("CARGO_BIN_EXE_scramblebot")
+    );
+    let Some(tmux) = Tmux::start("practice-esc", 100, 30, &command) else {
+        return;
+    };
+    let (seen, screen) = tmux.wait_for(20, |s| s.contains("time 10:00") || s.contains("time 9:5"));
+    assert!(seen, "{screen}");
+    assert!(
+        tmux.run(&["send-keys", "-t", "t", "Escape"])
+            .status
+            .success()
+    );
+    let (seen, screen) = tmux.wait_for(5, |s| s.contains("time is up: score 0 of "));
+    assert!(seen, "{screen}");
+    drop(tmux);
+    // Ctrl-C mid-practice: the terminal back as it was, the summary printed, exit 130.
+    let command = format!(
+        "{} practice --seed 2 --secs 600 --no-history; echo exit=$?; sleep 60",
+        env!("CARGO_BIN_EXE_scramblebot")
+    );
+    let Some(tmux) = Tmux::start("practice-ctrl-c", 100, 30, &command) else {
+        return;
+    };
+    let (seen, screen) = tmux.wait_for(20, |s| s.contains("type a word and Enter"));
+    assert!(seen, "{screen}");
+    assert!(tmux.run(&["send-keys", "-t", "t", "C-c"]).status.success());
+    let (seen, screen) = tmux.wait_for(5, |s| s.contains("exit=130"));
+    assert!(seen, "{screen}");
+    let printed = tmux.scrollback();
+    assert!(printed.contains("score 0 of "), "{printed}");
+    assert!(!printed.contains("type a word"), "{printed}");
+}
+
+#[test]
+fn practice_takes_its_board_and_bonuses_from_a_screenshot() {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    // Round 2 of a match: the board with its DL/DW tiles, as a phone shows it.
+    let sim = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig {
+            // Round 2 is on from 1.7 s to 3.2 s: time to take its screenshot.
+            round: std::time::Duration::from_millis(1500),
+            auto_advance: Some(std::time::Duration::from_millis(200)),
+            ..GameConfig::default()
+        },
+        report: None,
+    });
+    let started = std::time::Instant::now();
+    while sim.device().report().round < 2 {
+        assert!(started.elapsed().as_secs() < 10, "round 2 never came");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let report = sim.device().report();
+    let png = std::env::temp_dir().join(format!("scramblebot-practice-{}.png", std::process::id()));
+    sim.device().screenshot().save(&png).unwrap();
+    let out = scramblebot_fed(
+        &[
+            "practice",
+            "--image",
+            png.to_str().unwrap(),
+            "--no-history",
+            "--json",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let json: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(json["board"], report.board.as_str());
+    assert_eq!(json["bonuses"], report.bonuses.as_str());
+    assert_eq!(json["max_score"], report.max_score);
+    // A screen that is not a board: exit 3, said.
+    let blank = std::env::temp_dir().join(format!("scramblebot-blank-{}.png", std::process::id()));
+    image::RgbaImage::from_pixel(400, 700, image::Rgba([20, 30, 60, 255]))
+        .save(&blank)
+        .unwrap();
+    let out = scramblebot_fed(&["practice", "--image", blank.to_str().unwrap()], "");
+    fails_with(&out, 3, "no 4x4 grid", "a screen without a board");
+    let _ = std::fs::remove_file(&png);
+    let _ = std::fs::remove_file(&blank);
 }

@@ -1,8 +1,10 @@
-//! `scramblebot history`: the daemon's rounds summed up per phone and overall.
+//! `scramblebot history`: the daemon's rounds summed up per phone and overall, or (with
+//! `--practice`) the trainer's practices and the progress they show.
 
 use std::path::PathBuf;
 
 use scramblebot::daemon::{self, history};
+use scramblebot::practice::{self, PracticeRecord};
 use serde::Serialize;
 
 use super::BadInput;
@@ -16,9 +18,25 @@ pub struct HistoryArgs {
     #[arg(long)]
     pub json: bool,
     /// Also draw points per round and their share of the board's maximum, a line per
-    /// phone over time, into this PNG file.
+    /// phone over time, into this PNG file (with --practice: your practices).
     #[arg(long, value_name = "FILE.png")]
     pub plot: Option<PathBuf>,
+    /// Your practices (`scramblebot practice`) instead of the daemon's rounds: a line each,
+    /// then your progress (default file: $XDG_STATE_HOME/scramblebot/practice.jsonl).
+    #[arg(long)]
+    pub practice: bool,
+}
+
+/// What `history --practice --json` prints.
+#[derive(Serialize)]
+struct PracticeHistoryJson {
+    file: PathBuf,
+    practices: Vec<PracticeRecord>,
+    /// The mean share of the boards' maxima: over all practices, the first five, the last five.
+    mean_share: f64,
+    first_five_share: f64,
+    last_five_share: f64,
+    bad_lines: usize,
 }
 
 /// What `history --json` prints.
@@ -31,6 +49,9 @@ struct HistoryJson {
 }
 
 pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
+    if args.practice {
+        return practices(args);
+    }
     let path = args
         .history
         .or_else(daemon::default_history)
@@ -75,18 +96,93 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The mean share of the boards' maxima over `records` (0 for none).
+fn mean_share(records: &[PracticeRecord]) -> f64 {
+    if records.is_empty() {
+        0.0
+    } else {
+        records.iter().map(PracticeRecord::share).sum::<f64>() / records.len() as f64
+    }
+}
+
+/// `history --practice`: a line per practice, then the progress.
+fn practices(args: HistoryArgs) -> anyhow::Result<()> {
+    let path = args
+        .history
+        .or_else(daemon::default_practice_history)
+        .ok_or_else(|| BadInput(anyhow::anyhow!("no --history and no HOME to find it in")))?;
+    let (records, bad): (Vec<PracticeRecord>, usize) =
+        history::read_lines(&path).map_err(|e| BadInput(e.into()))?;
+    let n = records.len();
+    let first = &records[..n.min(5)];
+    let last = &records[n.saturating_sub(5)..];
+    if let Some(out) = &args.plot {
+        let (panels, x_label) = practice::figure(&records);
+        draw(&panels, x_label, out, "practices")?;
+    }
+    if args.json {
+        let json = PracticeHistoryJson {
+            mean_share: mean_share(&records),
+            first_five_share: mean_share(first),
+            last_five_share: mean_share(last),
+            file: path,
+            practices: records,
+            bad_lines: bad,
+        };
+        println!("{}", serde_json::to_string_pretty(&json)?);
+        return Ok(());
+    }
+    println!(
+        "{:<20} {:<22} {:>6} {:>7} {:>6} {:>11}",
+        "when", "board", "secs", "score", "share", "words"
+    );
+    for r in &records {
+        println!(
+            "{:<20} {:<22} {:>6} {:>7} {:>5.1}% {:>11}",
+            scramblebot::plot::utc(r.time),
+            r.board,
+            r.secs,
+            format!("{}/{}", r.score, r.max_score),
+            r.share() * 100.0,
+            format!("{}/{}", r.found.len(), r.found.len() + r.missed.len())
+        );
+    }
+    println!(
+        "{n} practices; share of the maximum {:.1}% on average, {:.1}% over the first five, {:.1}% over the last five",
+        mean_share(&records) * 100.0,
+        mean_share(first) * 100.0,
+        mean_share(last) * 100.0
+    );
+    if bad > 0 {
+        eprintln!("{bad} lines of {} did not parse", path.display());
+    }
+    Ok(())
+}
+
 /// Draws the history's figure into the PNG `out`.
 fn plot(rounds: &[history::RoundRecord], out: &std::path::Path) -> anyhow::Result<()> {
     let (panels, x_label) = history::figure(rounds);
+    draw(&panels, x_label, out, "rounds played")
+}
+
+/// Draws `panels` into the PNG `out`, saying how many `what` it has.
+fn draw(
+    panels: &[scramblebot::plot::Panel],
+    x_label: String,
+    out: &std::path::Path,
+    what: &str,
+) -> anyhow::Result<()> {
     let figure = scramblebot::plot::Figure {
         width: 1000,
         height: 700,
         x_label,
     };
-    let img = scramblebot::plot::draw(&figure, &panels).map_err(|e| BadInput(e.into()))?;
+    let img = scramblebot::plot::draw(&figure, panels).map_err(|e| BadInput(e.into()))?;
     img.save_with_format(out, image::ImageFormat::Png)
         .map_err(|e| BadInput(anyhow::anyhow!("cannot write {}: {e}", out.display())))?;
-    let played: usize = panels[0].series.iter().map(|s| s.points.len()).sum();
-    eprintln!("plotted {played} rounds played into {}", out.display());
+    let count = panels.last().map_or(0, |p| {
+        p.series.iter().map(|s| s.points.len()).sum::<usize>()
+    });
+    eprintln!("plotted {count} {what} into {}", out.display());
     Ok(())
 }

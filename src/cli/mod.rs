@@ -10,6 +10,7 @@ mod daemon;
 mod demo;
 mod history;
 mod play;
+mod practice;
 mod read;
 mod sim;
 mod solve;
@@ -70,8 +71,14 @@ pub enum Command {
     /// adb server's phones, read each board, enter its words, wait for the next round, and
     /// keep a history of every round. Ctrl-C or SIGTERM stops it (the finger lifted).
     Daemon(daemon::DaemonArgs),
-    /// The daemon's rounds summed up per phone and overall, from its history.
+    /// The daemon's rounds summed up per phone and overall, from its history (or, with
+    /// --practice, your practices).
     History(history::HistoryArgs),
+    /// Practise against the clock: a board (rolled with the game's dice, typed, or read from a
+    /// screenshot), an input line that judges each word at once, and when time is up every
+    /// word you missed, longest first, its path drawn on the board. With stdin piped, one
+    /// word a line is judged and printed.
+    Practice(practice::PracticeArgs),
     /// Read the board on a screenshot (PNG, JPEG or a raw `screencap` dump): the 16 tiles with
     /// their confidence, the bonus badges, and where the grid is. Exit code 3 when the screen
     /// is not a board or a tile is not read surely.
@@ -90,6 +97,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Calibrate(a) => calibrate::run(a),
         Command::Daemon(a) => daemon::run(a),
         Command::History(a) => history::run(a),
+        Command::Practice(a) => practice::run(a),
     }
 }
 

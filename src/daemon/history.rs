@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::plot::{Legend, Panel, Series};
@@ -81,6 +82,12 @@ pub fn default_path(xdg_state_home: Option<&Path>, home: Option<&Path>) -> Optio
 
 /// Appends `record` as one line to the history at `path` (its directory made if missing).
 pub fn append(path: &Path, record: &RoundRecord) -> Result<(), HistoryError> {
+    append_line(path, record)
+}
+
+/// Appends `record` as one JSON line to the file at `path` (its directory made if missing):
+/// the daemon's rounds, the trainer's practices.
+pub fn append_line(path: &Path, record: &impl Serialize) -> Result<(), HistoryError> {
     let write = |e| HistoryError::Write {
         path: path.to_owned(),
         source: e,
@@ -101,6 +108,11 @@ pub fn append(path: &Path, record: &RoundRecord) -> Result<(), HistoryError> {
 
 /// The rounds of a history file, and how many lines did not parse.
 pub fn read(path: &Path) -> Result<(Vec<RoundRecord>, usize), HistoryError> {
+    read_lines(path)
+}
+
+/// The records of a JSON-lines file, and how many lines did not parse.
+pub fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<(Vec<T>, usize), HistoryError> {
     let text = std::fs::read_to_string(path).map_err(|e| HistoryError::Read {
         path: path.to_owned(),
         source: e,
@@ -108,8 +120,8 @@ pub fn read(path: &Path) -> Result<(Vec<RoundRecord>, usize), HistoryError> {
     Ok(parse(&text))
 }
 
-/// The rounds of a history's text, and how many non-empty lines did not parse.
-pub fn parse(text: &str) -> (Vec<RoundRecord>, usize) {
+/// The records of a JSON-lines text, and how many non-empty lines did not parse.
+pub fn parse<T: DeserializeOwned>(text: &str) -> (Vec<T>, usize) {
     let mut bad = 0;
     let rounds = text
         .lines()

@@ -473,6 +473,12 @@ pub fn default_history() -> Option<PathBuf> {
     history::default_path(xdg.as_deref(), home.as_deref())
 }
 
+/// The practice trainer's history when the user gives none: `practice.jsonl` beside the
+/// daemon's.
+pub fn default_practice_history() -> Option<PathBuf> {
+    default_history().map(|h| h.with_file_name("practice.jsonl"))
+}
+
 /// Where a daemon's unreadable screenshots go by default: beside the history.
 pub fn default_unsure_dir(history: Option<&Path>) -> PathBuf {
     history
