@@ -25,6 +25,14 @@ fn fails_with(out: &Output, code: i32, message: &str, what: &str) {
     assert!(err.contains(message), "{what}: {err}");
 }
 
+/// An empty directory of the system's temporary one, for this test process.
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("scramblebot-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("scramblebot-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -593,9 +601,7 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     }
     // A screen that is not a board (the lobby) is not played: exit 3, the screenshot saved
     // where the user ran the bot, and no touch.
-    let dir = std::env::temp_dir().join(format!("scramblebot-unsure-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("unsure");
     let lobby = sim(Model::Nexus7, "rats/eqxj/zkvw/ybxo", true);
     let addr = lobby.addr().to_string();
     let out = play_command(&server, &["--device", "nexus7", "--connect", &addr])
@@ -659,9 +665,7 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("scramblebot-calibrate-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("calibrate");
     let run = |args: &[&str]| {
         through_server(&server, &dir, args[0])
             .args(&args[1..])
@@ -807,9 +811,7 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("scramblebot-tap-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("tap");
     // Android 5.1 (raw 0..4095 on both axes), 13 (no sendevent; getevent still reads) and
     // 4.4 (a terminal's CRLF; twice the pixels' resolution).
     for model in [Model::Nexus7, Model::Pixel, Model::Small] {
@@ -874,9 +876,7 @@ fn calibrate_tap_advance_takes_play_next_from_a_tap_once_the_round_is_over() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("scramblebot-tap-next-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("tap-next");
     // Calibrated during a short round; the person waits for the results, then taps Next.
     let phone = common::start_with(SimConfig {
         model: Model::Nexus7,
@@ -1298,9 +1298,7 @@ fn demo_shows_the_daemon_on_several_virtual_phones() {
 #[test]
 fn sim_serves_several_phones_each_with_its_model_and_report() {
     use std::io::BufRead;
-    let dir = std::env::temp_dir().join(format!("scramblebot-sims-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("sims");
     let mut child = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
         .args(["sim", "--port", "0", "--phones", "3", "--model", "pixel"])
         .arg("--report")

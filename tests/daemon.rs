@@ -360,6 +360,15 @@ fn finished(mut daemon: std::process::Child) -> String {
     stdout
 }
 
+/// How each of `serial`'s rounds ended, in order.
+fn endings(rounds: &[history::RoundRecord], serial: &str) -> Vec<Ended> {
+    rounds
+        .iter()
+        .filter(|r| r.serial == serial)
+        .map(|r| r.ended)
+        .collect()
+}
+
 /// The phone's rounds played cleanly: no touch off the game's tiles and buttons, at most the
 /// word cut by a fault refused, every word in or the clock out.
 fn played_cleanly(phone: &Sim, cut: usize) {
@@ -398,12 +407,7 @@ fn the_adb_server_killed_mid_round_is_started_again_and_every_phone_resumes() {
             report.words,
             report.words_possible
         );
-        let serial = p.addr().to_string();
-        let ended: Vec<Ended> = rounds
-            .iter()
-            .filter(|r| r.serial == serial)
-            .map(|r| r.ended)
-            .collect();
+        let ended = endings(&rounds, &p.addr().to_string());
         assert_eq!(ended, [Ended::PhoneLost, Ended::AllWords], "{rounds:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -439,13 +443,7 @@ fn a_phone_killed_and_started_again_plays_on_and_the_other_is_unaffected() {
     played_cleanly(&killed, 0);
     played_cleanly(&other, 0);
     let (rounds, _) = history::read(&history).unwrap();
-    let ended = |serial: &str| -> Vec<Ended> {
-        rounds
-            .iter()
-            .filter(|r| r.serial == serial)
-            .map(|r| r.ended)
-            .collect()
-    };
+    let ended = |serial: &str| endings(&rounds, serial);
     // The phone's first round was cut; the rounds after it were the new phone's (a round
     // already on when the phone came back is left to the next, as the clock is unknown).
     let mine = ended(&addr);
