@@ -19,9 +19,11 @@ fn main() -> ExitCode {
         2 => tracing::Level::DEBUG,
         _ => tracing::Level::TRACE,
     };
+    // Colours only for a person at a terminal: a log file or a pipe gets plain text.
     tracing_subscriber::fmt()
         .with_max_level(level)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let result = cli::run(args.command);
     match result {

@@ -1843,3 +1843,41 @@ fn practice_takes_its_board_and_bonuses_from_a_screenshot() {
     let _ = std::fs::remove_file(&png);
     let _ = std::fs::remove_file(&blank);
 }
+
+#[test]
+fn play_starts_an_adb_server_on_its_own_port_and_keeps_adb_quiet() {
+    use scramblebot::sim::Model;
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    // No server on the port given with -P: play starts one there (adb_client started one on
+    // 5037, then could not reach it), and adb's "daemon started" lines stay off the terminal.
+    assert!(server.adb(&["kill-server"]).status.success());
+    let phone = common::start(Model::Nexus7);
+    let addr = phone.addr().to_string();
+    let out = play_through(
+        &server,
+        &[
+            "--device",
+            "nexus7",
+            "--connect",
+            &addr,
+            "--board",
+            "cats/xxxx/xxxx/xxxx",
+        ],
+    );
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("daemon"), "{err}");
+    let listed = text(&server.adb(&["devices"]).stdout);
+    assert!(listed.contains(&addr), "{listed}");
+}
+
+#[test]
+fn logs_are_plain_text_when_stderr_is_not_a_terminal() {
+    let out = scramblebot(&["-v", "solve", "catsxxxxxxxxxxxx"]);
+    assert!(out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("INFO"), "{err}");
+    assert!(!err.contains('\u{1b}'), "colour codes in a pipe: {err:?}");
+}

@@ -157,25 +157,31 @@ fn print_text(s: &DemoJson, phone_model: &str, release: &str, words: usize) {
         referee.words, referee.words_possible, referee.score, referee.max_score
     );
     println!(
-        "         {} strokes, {} rejected, {} violations, {} freezes at {:?} s",
+        "         {} strokes, {} rejected, {} violations, {}",
         referee.strokes,
         referee.rejected,
         referee.violations,
-        bot.freezes.len(),
-        bot.freezes
-            .iter()
-            .map(|f| (f * 10.0).round() / 10.0)
-            .collect::<Vec<_>>()
+        freezes(&bot.freezes)
     );
     println!(
-        "bot:     {} words in {:.1} s ({:.1} words/s), stopped: {:?}, first touch {} ms after start",
+        "bot:     {} words in {:.1} s ({:.1} words/s), {}, first touch {} ms after start",
         bot.words_entered,
         bot.elapsed_secs,
         s.words_per_sec,
-        bot.stop,
+        bot.stop.text(),
         s.first_touch_ms
             .map_or("-".to_owned(), |t| format!("{t:.0}"))
     );
+}
+
+/// "no freeze", "1 freeze at 30.0 s", "2 freezes at 30.0 and 60.1 s".
+fn freezes(at: &[f64]) -> String {
+    let times: Vec<String> = at.iter().map(|t| format!("{t:.1}")).collect();
+    match times.as_slice() {
+        [] => "no freeze".to_owned(),
+        [one] => format!("1 freeze at {one} s"),
+        [rest @ .., last] => format!("{} freezes at {} and {last} s", at.len(), rest.join(", ")),
+    }
 }
 
 /// The round's times a demo's phones and profiles share.
@@ -278,4 +284,20 @@ fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn freezes_are_said_in_words() {
+        let cases: [(&[f64], &str); 4] = [
+            (&[], "no freeze"),
+            (&[30.04], "1 freeze at 30.0 s"),
+            (&[30.0, 60.06], "2 freezes at 30.0 and 60.1 s"),
+            (&[1.0, 2.0, 3.0], "3 freezes at 1.0, 2.0 and 3.0 s"),
+        ];
+        for (at, want) in cases {
+            assert_eq!(super::freezes(at), want);
+        }
+    }
 }

@@ -131,13 +131,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         println!("first touch {ms:.0} ms after start");
     }
     println!(
-        "entered {} of {} words ({} points as scored by the solver) in {:.1} s, {} freezes, stopped: {:?}",
+        "entered {} of {} words ({} points as scored by the solver) in {:.1} s, {} freezes, {}",
         outcome.words_entered,
         outcome.words_planned,
         outcome.points_entered,
         outcome.elapsed_secs,
         outcome.freezes.len(),
-        outcome.stop
+        outcome.stop.text()
     );
     failed(&outcome)
 }
