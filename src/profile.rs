@@ -161,7 +161,7 @@ struct RawProfile {
 #[serde(deny_unknown_fields)]
 struct RawAdvance {
     /// Where the results screen's Play/Next button is.
-    at: [f32; 2],
+    at: [f64; 2],
 }
 
 #[derive(Deserialize)]
@@ -181,12 +181,13 @@ struct RawScreen {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawGrid {
-    /// Centre of the top-left tile.
-    origin: Option<Spanned<[f32; 2]>>,
-    pitch: Option<Spanned<f32>>,
+    /// Centre of the top-left tile. (Numbers are read as f64 and checked into f32 pixels, so
+    /// that 1e300 is refused as itself, not as an infinity.)
+    origin: Option<Spanned<[f64; 2]>>,
+    pitch: Option<Spanned<f64>>,
     /// Or all 16 centres, row-major.
-    centres: Option<Spanned<Vec<[f32; 2]>>>,
-    tile: Spanned<f32>,
+    centres: Option<Spanned<Vec<[f64; 2]>>>,
+    tile: Spanned<f64>,
 }
 
 /// `radius = R` and one `name = [x, y]` per button; `freeze` is required.
@@ -470,6 +471,7 @@ impl ProfileBuilder {
                 }
             }
         }
+        check_row_order(centres)?;
         let (w, h) = (self.width, self.height);
         for (i, &c) in centres.iter().enumerate() {
             if !self.on_screen(c, tile / 2.0) {
@@ -510,8 +512,11 @@ impl ProfileBuilder {
             if !self.on_screen(*p, radius) {
                 return refuse(
                     Part::Button(k),
-                    format!("button {name} at ({}, {}) is off the screen", p.0, p.1),
-                    "",
+                    format!(
+                        "button {name} at ({}, {}) with radius {radius} is off the {}x{} screen",
+                        p.0, p.1, self.width, self.height
+                    ),
+                    "[x, y] of the button's centre, in screen pixels",
                 );
             }
             if let Some(i) = self.centres.iter().position(|c| {
@@ -537,15 +542,36 @@ impl ProfileBuilder {
             );
         }
         let r = &self.rules;
-        if !(r.round_secs.is_finite() && r.round_secs > 0.0) {
-            return refuse(Part::Rules, "round_secs must be positive".into(), "");
-        }
-        if !(r.freeze_secs.is_finite() && r.freeze_secs >= 0.0) {
-            return refuse(Part::Rules, "freeze_secs must not be negative".into(), "");
-        }
-        if !(r.freeze_every_secs.is_finite() && r.freeze_every_secs > 0.0) {
-            return refuse(Part::Rules, "freeze_every_secs must be positive".into(), "");
-        }
+        let secs = |what: &str, v: f64, zero: bool, hint: &'static str| {
+            if v.is_finite() && (v > 0.0 || zero && v == 0.0) && v <= MAX_SECS {
+                Ok(())
+            } else {
+                let from = if zero { "from 0" } else { "over 0" };
+                let m = format!(
+                    "{what} {} is out of range: seconds {from} to {MAX_SECS}",
+                    number(v)
+                );
+                refuse(Part::Rules, m, hint)
+            }
+        };
+        secs(
+            "round_secs",
+            r.round_secs,
+            false,
+            "how long the game's round lasts: 120 for Scramble With Friends",
+        )?;
+        secs(
+            "freeze_secs",
+            r.freeze_secs,
+            true,
+            "what one Freeze adds to the clock: 15 in Scramble With Friends",
+        )?;
+        secs(
+            "freeze_every_secs",
+            r.freeze_every_secs,
+            false,
+            "how often Freeze is tapped, in round time: 30",
+        )?;
         if !(2..=16).contains(&r.min_len) {
             return refuse(
                 Part::MinLen,
@@ -557,8 +583,77 @@ impl ProfileBuilder {
     }
 }
 
+/// How far a step between neighbouring centres may differ from the grid's typical step (as a
+/// share of it): a hand-measured grid is off by a few pixels, a swapped tile by a whole pitch.
+const PITCH_TOLERANCE: f32 = 0.25;
+
+/// "tile 5 (row 1, col 1) at (300, 500)".
+fn tile_at(i: usize, c: Point) -> String {
+    format!(
+        "tile {i} (row {}, col {}) at ({}, {})",
+        i / SIDE,
+        i % SIDE,
+        c.0,
+        c.1
+    )
+}
+
+/// The centres must form the grid row by row: each tile right of the one before it in its
+/// row and below the one above it, every step about the same length. A profile with two
+/// tiles swapped would otherwise swipe other letters than the solver's words.
+fn check_row_order(centres: &[Point]) -> Result<(), Refusal> {
+    const HINT: &str = "list the centres row by row: left to right, top to bottom";
+    let at = |r: usize, c: usize| (r * SIDE + c, centres[r * SIDE + c]);
+    let mut steps = Vec::with_capacity(2 * SIDE * (SIDE - 1));
+    for r in 0..SIDE {
+        for c in 0..SIDE {
+            let (i, p) = at(r, c);
+            if c > 0 {
+                let (j, q) = at(r, c - 1);
+                if p.0 <= q.0 {
+                    let m = format!("{} is not right of {}", tile_at(i, p), tile_at(j, q));
+                    return refuse(Part::Centres, m, HINT);
+                }
+                steps.push((i, p, j, q));
+            }
+            if r > 0 {
+                let (j, q) = at(r - 1, c);
+                if p.1 <= q.1 {
+                    let m = format!("{} is not below {}", tile_at(i, p), tile_at(j, q));
+                    return refuse(Part::Centres, m, HINT);
+                }
+                steps.push((i, p, j, q));
+            }
+        }
+    }
+    let length = |&(_, p, _, q): &(usize, Point, usize, Point)| (p.0 - q.0).hypot(p.1 - q.1);
+    let mut lengths: Vec<f32> = steps.iter().map(length).collect();
+    lengths.sort_by(f32::total_cmp);
+    let typical = lengths[lengths.len() / 2];
+    if let Some(step) = steps
+        .iter()
+        .find(|s| (length(s) - typical).abs() > typical * PITCH_TOLERANCE)
+    {
+        let (i, p, j, q) = *step;
+        let m = format!(
+            "{} is {:.0} px from {}, where neighbours are {typical:.0} px apart",
+            tile_at(i, p),
+            length(step),
+            tile_at(j, q)
+        );
+        return refuse(
+            Part::Centres,
+            m,
+            "every tile's centre one pitch from its neighbours, row by row",
+        );
+    }
+    Ok(())
+}
+
 /// The widest or tallest screen a profile may describe, in pixels.
 const MAX_SCREEN: u32 = 20_000;
+/// The longest round (and Freeze) a profile may describe: an hour.
+const MAX_SECS: f64 = 3600.0;
 /// The most extra samples between two tile centres a swipe takes (more only slows it down).
 const MAX_BETWEEN: u32 = 16;
 
@@ -614,37 +709,68 @@ fn file_error(
     }
 }
 
-/// A TOML number as f32.
-fn toml_number(v: &toml::Value) -> Option<f32> {
+/// A TOML number as f64.
+fn toml_number(v: &toml::Value) -> Option<f64> {
     match v {
-        toml::Value::Integer(i) => Some(*i as f32),
-        toml::Value::Float(f) => Some(*f as f32),
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(f) => Some(*f),
         _ => None,
     }
 }
 
+/// A length or coordinate in pixels, as f32, when it is a finite number from 0 to the widest
+/// screen; what to say otherwise.
+fn pixels(what: &str, v: f64) -> Result<f32, String> {
+    if v.is_finite() && (0.0..=f64::from(MAX_SCREEN)).contains(&v) {
+        Ok(v as f32)
+    } else {
+        Err(format!(
+            "{what} {} is out of range: pixels from 0 to {MAX_SCREEN}",
+            number(v)
+        ))
+    }
+}
+
+/// A number as a person wrote it: 1e300, not three hundred digits.
+fn number(v: f64) -> String {
+    if v != 0.0 && !(1e-4..1e7).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
+/// A grid's point in pixels.
+fn grid_point(what: &str, p: [f64; 2]) -> Result<Point, String> {
+    Ok((pixels(what, p[0])?, pixels(what, p[1])?))
+}
+
 /// The 16 centres of a `[grid]`: from origin and pitch, or listed.
 fn grid_centres(grid: &Spanned<RawGrid>) -> Result<Vec<Point>, (Span, String, &'static str)> {
+    const PITCH: &str = "the distance between neighbouring tile centres, in pixels";
+    const CENTRE: &str = "[x, y] in screen pixels";
     let g = grid.get_ref();
     match (&g.origin, &g.pitch, &g.centres) {
         (Some(o), Some(p), None) => {
-            let pitch = *p.get_ref();
-            if !(pitch.is_finite() && pitch > 0.0) {
-                return Err((
-                    p.span(),
-                    format!("pitch {pitch} must be positive"),
-                    "the distance between neighbouring tile centres, in pixels",
-                ));
+            let pitch = pixels("pitch", *p.get_ref()).map_err(|m| (p.span(), m, PITCH))?;
+            if pitch <= 0.0 {
+                return Err((p.span(), format!("pitch {pitch} must be positive"), PITCH));
             }
-            let o = o.get_ref();
+            let o = grid_point("origin", *o.get_ref()).map_err(|m| (o.span(), m, CENTRE))?;
             Ok((0..SIDE * SIDE)
                 .map(|i| {
                     let (r, c) = ((i / SIDE) as f32, (i % SIDE) as f32);
-                    (o[0] + pitch * c, o[1] + pitch * r)
+                    (o.0 + pitch * c, o.1 + pitch * r)
                 })
                 .collect())
         }
-        (None, None, Some(list)) => Ok(list.get_ref().iter().map(|p| (p[0], p[1])).collect()),
+        (None, None, Some(list)) => list
+            .get_ref()
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| grid_point(&format!("centre {i}"), p))
+            .collect::<Result<_, _>>()
+            .map_err(|m| (list.span(), m, CENTRE)),
         _ => Err((
             grid.span(),
             "the grid needs either origin and pitch, or centres".into(),
@@ -659,16 +785,19 @@ fn grid_centres(grid: &Spanned<RawGrid>) -> Result<Vec<Point>, (Span, String, &'
 fn raw_buttons(
     buttons: &RawButtons,
 ) -> Result<(f32, Vec<(String, Point)>, Vec<Span>), (Span, String, &'static str)> {
-    let radius = buttons
-        .get("radius")
-        .and_then(|v| toml_number(v.get_ref()))
-        .unwrap_or(0.0);
+    let radius = match buttons.get("radius") {
+        Some(v) => match toml_number(v.get_ref()) {
+            Some(r) => pixels("radius", r).map_err(|m| (v.span(), m, "radius = N, in pixels"))?,
+            None => 0.0,
+        },
+        None => 0.0,
+    };
     let mut points = Vec::new();
     let mut spans = Vec::new();
     for (name, v) in buttons.iter().filter(|(n, _)| *n != "radius") {
         let point = match v.get_ref() {
             toml::Value::Array(a) if a.len() == 2 => {
-                a.iter().map(toml_number).collect::<Option<Vec<f32>>>()
+                a.iter().map(toml_number).collect::<Option<Vec<f64>>>()
             }
             _ => None,
         };
@@ -679,7 +808,9 @@ fn raw_buttons(
                 "name = [x, y] in pixels",
             ));
         };
-        points.push((name.clone(), (p[0], p[1])));
+        let p = grid_point(&format!("button {name}"), [p[0], p[1]])
+            .map_err(|m| (v.span(), m, "name = [x, y] in pixels"))?;
+        points.push((name.clone(), p));
         spans.push(v.span());
     }
     Ok((radius, points, spans))
@@ -737,11 +868,28 @@ impl Profile {
             advance: raw.advance.as_ref().map(Spanned::span),
         };
         let (screen, input, rules) = (raw.screen.get_ref(), &raw.input, raw.rules.get_ref());
+        let advance = match &raw.advance {
+            Some(a) => Some(grid_point("advance", a.get_ref().at).map_err(|m| {
+                err(
+                    Some(a.span()),
+                    m,
+                    "at = [x, y] of the results screen's Play/Next",
+                )
+            })?),
+            None => None,
+        };
+        let tile = pixels("tile size", *grid.tile.get_ref()).map_err(|m| {
+            err(
+                Some(grid.tile.span()),
+                m,
+                "the side of a tile's square, in pixels",
+            )
+        })?;
         ProfileBuilder::new(
             raw.name.get_ref(),
             (screen.width, screen.height),
             &centres,
-            *grid.tile.get_ref(),
+            tile,
             buttons,
             radius,
         )
@@ -759,11 +907,7 @@ impl Profile {
             freeze_secs: rules.freeze_secs,
         })
         .glyphs(glyphs)
-        .advance(
-            raw.advance
-                .as_ref()
-                .map(|a| (a.get_ref().at[0], a.get_ref().at[1])),
-        )
+        .advance(advance)
         .build_or_refuse()
         .map_err(|r| err(spans.of(r.part), r.message, r.hint))
     }
@@ -1152,6 +1296,42 @@ freeze_every_secs = 30
             ),
             ("min_len = 2", "min_len = 1", Some(18), "min_len 1"),
             ("pitch = 200\n", "", Some(5), "either origin and pitch"),
+            (
+                "pitch = 200",
+                "pitch = 1e300",
+                Some(7),
+                "pitch 1e300 is out of range: pixels from 0 to 20000",
+            ),
+            (
+                "tile = 184",
+                "tile = -3",
+                Some(8),
+                "tile size -3 is out of range",
+            ),
+            (
+                "radius = 70",
+                "radius = 1e40",
+                Some(12),
+                "radius 1e40 is out of range",
+            ),
+            (
+                "round_secs = 120",
+                "round_secs = 0",
+                Some(16),
+                "round_secs 0 is out of range: seconds over 0 to 3600",
+            ),
+            (
+                "freeze_every_secs = 30",
+                "freeze_every_secs = 1e300",
+                Some(16),
+                "freeze_every_secs 1e300 is out of range",
+            ),
+            (
+                "inspire = [400, 1200]",
+                "inspire = [790, 1200]",
+                Some(11),
+                "button inspire at (790, 1200) with radius 70 is off the 800x1280 screen",
+            ),
         ];
         for (from, to, line, message) in cases {
             let text = GOOD.replace(from, to);
@@ -1159,6 +1339,60 @@ freeze_every_secs = 30
             assert_eq!(e.line, line, "{to}: {e}");
             assert!(e.message.contains(message), "{to}: {e}");
             assert!(e.to_string().starts_with("devices/test.toml:"), "{e}");
+        }
+    }
+
+    #[test]
+    fn centres_must_form_the_grid_row_by_row() {
+        let grid = |centres: &[(f32, f32)]| {
+            let list: Vec<String> = centres
+                .iter()
+                .map(|c| format!("[{}, {}]", c.0, c.1))
+                .collect();
+            GOOD.replace(
+                "origin = [100, 300]\npitch = 200",
+                &format!("centres = [{}]", list.join(", ")),
+            )
+        };
+        let good: Vec<(f32, f32)> = (0..16)
+            .map(|i| {
+                (
+                    100.0 + 200.0 * (i % 4) as f32,
+                    300.0 + 200.0 * (i / 4) as f32,
+                )
+            })
+            .collect();
+        assert!(Profile::from_toml_str(&grid(&good), "t").is_ok());
+        // A few pixels off, as a hand-measured grid is: accepted.
+        let mut measured = good.clone();
+        measured[5].0 += 6.0;
+        measured[10].1 -= 5.0;
+        assert!(Profile::from_toml_str(&grid(&measured), "t").is_ok());
+        // (what is wrong, the centres, the message)
+        let mut swapped = good.clone();
+        swapped.swap(4, 5);
+        let mut rows = good.clone();
+        rows.swap(1, 5);
+        let mut wide = good.clone();
+        wide[3].0 += 120.0;
+        let cases = [
+            (
+                swapped,
+                "tile 5 (row 1, col 1) at (100, 500) is not right of tile 4 (row 1, col 0) at (300, 500)",
+            ),
+            (
+                rows,
+                "tile 5 (row 1, col 1) at (300, 300) is not below tile 1 (row 0, col 1) at (300, 500)",
+            ),
+            (
+                wide,
+                "tile 3 (row 0, col 3) at (820, 300) is 320 px from tile 2 (row 0, col 2) at (500, 300), where neighbours are 200 px apart",
+            ),
+        ];
+        for (centres, want) in cases {
+            let e = Profile::from_toml_str(&grid(&centres), "t").unwrap_err();
+            assert!(e.message.contains(want), "{e}");
+            assert!(e.hint.is_some(), "{e}");
         }
     }
 

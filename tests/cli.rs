@@ -321,6 +321,11 @@ fn sim_refuses_bad_settings_and_a_busy_port() {
             2,
             "--round-secs must be between",
         ),
+        (
+            &["sim", "--frame-ms", "0"],
+            2,
+            "--frame-ms must be between 1 and 86400000 milliseconds, got 0",
+        ),
         (&["sim", "--model", "iphone"], 2, "invalid value 'iphone'"),
         (&["sim", "--port", &port], 1, "cannot listen on 127.0.0.1"),
     ];

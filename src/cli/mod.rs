@@ -297,6 +297,17 @@ fn micros(d: Duration) -> u64 {
     d.as_micros().try_into().unwrap_or(u64::MAX)
 }
 
+/// A duration given in (fractional) milliseconds on flag `what`, checked (said in the
+/// flag's own unit).
+fn millis(what: &str, ms: f64, min: f64) -> Result<Duration, BadInput> {
+    if !(ms.is_finite() && ms >= min && ms <= 86_400_000.0) {
+        return Err(BadInput(anyhow::anyhow!(
+            "{what} must be between {min} and 86400000 milliseconds, got {ms}"
+        )));
+    }
+    Ok(Duration::from_secs_f64(ms / 1000.0))
+}
+
 /// A duration given in (fractional) seconds on flag `what`, checked.
 fn seconds(what: &str, secs: f64, min: f64) -> Result<Duration, BadInput> {
     if !(secs.is_finite() && secs >= min && secs <= 86_400.0) {

@@ -71,7 +71,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
         round: seconds("--round-secs", args.round_secs, 1.0)?,
         freeze: seconds("--freeze-secs", args.freeze_secs, 0.0)?,
         freeze_uses: args.freeze_uses,
-        frame: seconds("--frame-ms", args.frame_ms / 1000.0, 0.001)?,
+        frame: super::millis("--frame-ms", args.frame_ms, 1.0)?,
         lobby: args.lobby,
         auto_advance: args
             .auto_advance
