@@ -149,6 +149,11 @@ impl Decoder {
         (HEADER_LEN + len).saturating_sub(self.buf.len()).max(1)
     }
 
+    /// Bytes of a message begun and not yet whole (0 between messages).
+    pub fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Takes bytes from the stream. Feed at most `wanted()` at a time, so nothing is held
     /// past the message being read.
     pub fn feed(&mut self, bytes: &[u8]) {

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::TrySendError;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use super::device::Device;
 use super::service::{self, Service};
@@ -25,6 +26,28 @@ const MAX_STREAMS: usize = 64;
 /// Host writes one stream may have waiting to be read. The host may send one write before our
 /// acknowledgement; a host that sends more is breaking the protocol.
 const INPUT_QUEUE: usize = 4;
+
+/// What one adbd allows its hosts, so that no peer can make it hold threads or memory
+/// without bound.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Connections served at once; one past this is closed as soon as it is accepted.
+    pub connections: usize,
+    /// How long a host may take to finish a message it has begun, or to send its first one
+    /// (the handshake); a connection idle between messages is kept.
+    pub stall: Duration,
+}
+
+impl Default for Limits {
+    /// A real adbd serves one adb server and a few tools; a slow link still sends a 24-byte
+    /// header or a 1 MiB payload within seconds.
+    fn default() -> Limits {
+        Limits {
+            connections: 64,
+            stall: Duration::from_secs(10),
+        }
+    }
+}
 
 /// A running adbd. Dropping it stops it and closes every connection.
 pub struct Adbd {
@@ -42,8 +65,17 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Adbd {
-    /// Listens on `addr` (use port 0 for a free one) for `device`.
+    /// Listens on `addr` (use port 0 for a free one) for `device`, with the default limits.
     pub fn start(addr: SocketAddr, device: Arc<Device>) -> io::Result<Adbd> {
+        Adbd::start_limited(addr, device, Limits::default())
+    }
+
+    /// `start` with `limits`.
+    pub fn start_limited(
+        addr: SocketAddr,
+        device: Arc<Device>,
+        limits: Limits,
+    ) -> io::Result<Adbd> {
         let listener = TcpListener::bind(addr)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -52,7 +84,7 @@ impl Adbd {
             let (stop, connections) = (stop.clone(), connections.clone());
             std::thread::Builder::new()
                 .name("adbd-accept".into())
-                .spawn(move || accept_loop(listener, device, stop, connections))?
+                .spawn(move || accept_loop(listener, device, stop, connections, limits))?
         };
         Ok(Adbd {
             addr,
@@ -87,12 +119,22 @@ fn accept_loop(
     device: Arc<Device>,
     stop: Arc<AtomicBool>,
     connections: Connections,
+    limits: Limits,
 ) {
     for (number, stream) in (0u64..).zip(listener.incoming()) {
         if stop.load(Ordering::SeqCst) {
             break;
         }
         let Ok(stream) = stream else { continue };
+        if lock(&connections).len() >= limits.connections {
+            tracing::warn!(
+                peer = ?stream.peer_addr().ok(),
+                "refusing a connection: {} are open already",
+                limits.connections
+            );
+            let _ = stream.shutdown(Shutdown::Both);
+            continue;
+        }
         let _ = stream.set_nodelay(true);
         let Ok(clone) = stream.try_clone() else {
             continue;
@@ -104,7 +146,7 @@ fn accept_loop(
             .name("adbd-conn".into())
             .spawn(move || {
                 let peer = stream.peer_addr().ok();
-                match serve(&stream, device) {
+                match serve(&stream, device, limits.stall) {
                     Ok(()) => tracing::debug!(?peer, "host disconnected"),
                     Err(e) => tracing::info!(?peer, "connection closed: {e}"),
                 }
@@ -115,6 +157,9 @@ fn accept_loop(
             });
         if let Err(e) = spawned {
             tracing::warn!("cannot serve a connection: {e}");
+            if let Some(c) = lock(&connections).remove(&number) {
+                let _ = c.shutdown(Shutdown::Both);
+            }
         }
     }
 }
@@ -128,11 +173,16 @@ pub enum ConnectionError {
     UnknownStream(Command, u32),
     #[error("the host wrote to stream {0} again and again without waiting for acknowledgements")]
     Flooded(u32),
+    #[error("the host sent {0} bytes of a message and then nothing for {1:?}")]
+    Stalled(usize, Duration),
+    #[error("the host sent no handshake within {0:?}")]
+    NoHandshake(Duration),
     #[error(transparent)]
     Io(#[from] io::Error),
 }
 
-fn serve(socket: &TcpStream, device: Arc<Device>) -> Result<(), ConnectionError> {
+fn serve(socket: &TcpStream, device: Arc<Device>, stall: Duration) -> Result<(), ConnectionError> {
+    socket.set_read_timeout(Some(stall))?;
     let link = Arc::new(Link::new(socket.try_clone()?));
     let mut conn = Connection {
         device,
@@ -163,6 +213,23 @@ impl Connection {
                 Ok(0) => return Ok(()),
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // The read timeout is the stall limit: a message begun must be finished, and
+                // a host must shake hands; between messages a host may stay quiet.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    let stall = socket.read_timeout()?.unwrap_or_default();
+                    if decoder.pending() > 0 {
+                        return Err(ConnectionError::Stalled(decoder.pending(), stall));
+                    }
+                    if !self.connected {
+                        return Err(ConnectionError::NoHandshake(stall));
+                    }
+                    continue;
+                }
                 Err(e) => return Err(e.into()),
             };
             decoder.feed(&buf[..n]);

@@ -34,6 +34,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use adbd::Adbd;
+pub use adbd::Limits;
 
 /// A virtual phone served over ADB on a loopback port. Dropping it stops it.
 pub struct Sim {
@@ -44,8 +45,13 @@ pub struct Sim {
 impl Sim {
     /// Starts a phone and its adbd on `addr` (port 0 picks a free one).
     pub fn start(addr: SocketAddr, config: SimConfig) -> io::Result<Sim> {
+        Sim::start_limited(addr, config, Limits::default())
+    }
+
+    /// `start` with its adbd's `limits` on connections and stalled hosts.
+    pub fn start_limited(addr: SocketAddr, config: SimConfig, limits: Limits) -> io::Result<Sim> {
         let device = Device::new(config);
-        let adbd = Adbd::start(addr, device.clone())?;
+        let adbd = Adbd::start_limited(addr, device.clone(), limits)?;
         Ok(Sim { device, adbd })
     }
 
