@@ -761,7 +761,7 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
-        text(&out.stdout).contains("read 1 of 16 tiles otherwise"),
+        text(&out.stdout).contains("read 1 of 16 tiles otherwise, every one surely"),
         "{}",
         text(&out.stdout)
     );
@@ -807,6 +807,47 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         "not X,Y",
         "a bad point",
     );
+    // Another directory: made when its parent exists (and said), and then only --profile
+    // finds the profile; a mistyped parent is refused, nothing made.
+    let elsewhere = dir.join("phones");
+    let out = run(&[
+        "calibrate",
+        "--name",
+        "n7",
+        "--image",
+        &jpg,
+        "--dir",
+        &elsewhere.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.contains(&format!("made the directory {}", elsewhere.display())),
+        "{said}"
+    );
+    assert!(
+        said.trim_end().ends_with(&format!(
+            "play with --profile {}",
+            elsewhere.join("n7.toml").display()
+        )),
+        "{said}"
+    );
+    let missing = dir.join("no-such/phones");
+    fails_with(
+        &run(&[
+            "calibrate",
+            "--name",
+            "n7",
+            "--image",
+            &jpg,
+            "--dir",
+            &missing.display().to_string(),
+        ]),
+        2,
+        "no-such does not exist",
+        "a directory whose parent is missing",
+    );
+    assert!(!dir.join("no-such").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

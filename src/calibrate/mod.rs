@@ -215,6 +215,8 @@ pub struct Saved {
     pub overlay: PathBuf,
     /// The glyph strip, when one was learned.
     pub glyphs: Option<PathBuf>,
+    /// The directory did not exist and was made.
+    pub made_dir: bool,
 }
 
 /// Why a calibration could not be saved.
@@ -224,6 +226,9 @@ pub enum SaveError {
     Exists(PathBuf),
     #[error("{} is not a directory", .0.display())]
     NotADirectory(PathBuf),
+    /// The directory's parent is missing: a mistyped path, not made silently.
+    #[error("cannot make the directory {}: {} does not exist", dir.display(), parent.display())]
+    NoParent { dir: PathBuf, parent: PathBuf },
     #[error("cannot write {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -243,12 +248,13 @@ pub fn paths(dir: &Path, name: &str) -> Saved {
         profile: dir.join(format!("{name}.toml")),
         overlay: dir.join(format!("{name}.overlay.png")),
         glyphs: Some(dir.join(format!("{name}.glyphs.png"))),
+        made_dir: false,
     }
 }
 
 /// Writes `profile` (with `header` as its opening comment), the overlay of `reading` on `img`,
-/// and the glyph strip if there is one, into `dir` (created if missing). An existing profile
-/// is kept unless `replace`.
+/// and the glyph strip if there is one, into `dir` (made if missing, when its parent exists).
+/// An existing profile is kept unless `replace`.
 pub fn save(
     dir: &Path,
     profile: &Profile,
@@ -265,10 +271,20 @@ pub fn save(
     if dir.exists() && !dir.is_dir() {
         return Err(SaveError::NotADirectory(dir.to_owned()));
     }
-    std::fs::create_dir_all(dir).map_err(|source| SaveError::Io {
-        path: dir.to_owned(),
-        source,
-    })?;
+    if !dir.exists() {
+        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+        if let Some(parent) = parent.filter(|p| !p.is_dir()) {
+            return Err(SaveError::NoParent {
+                dir: dir.to_owned(),
+                parent: parent.to_owned(),
+            });
+        }
+        std::fs::create_dir(dir).map_err(|source| SaveError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        saved.made_dir = true;
+    }
     overlay(img, profile, Some(reading))
         .save(&saved.overlay)
         .map_err(|source| SaveError::Image {

@@ -45,14 +45,31 @@ pub struct CalibrateArgs {
     /// How long `--tap` and `--tap-advance` wait for each tap, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     pub tap_wait: f64,
-    /// Directory to write NAME.toml and NAME.overlay.png in.
-    #[arg(long, value_name = "DIR", default_value = "devices")]
+    /// Directory to write NAME.toml and NAME.overlay.png in (made if missing; its parent
+    /// must exist).
+    #[arg(long, value_name = "DIR", default_value = DEVICES)]
     pub dir: PathBuf,
     /// Replace an existing profile of that name.
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
     pub phone: PhoneArgs,
+}
+
+/// Where profiles are found by name (`--device NAME`), from the working directory.
+const DEVICES: &str = "devices";
+
+/// How the built-in references did against the board typed: "read 1 of 16 tiles
+/// otherwise", "read all 16 tiles as typed, 3 of them unsure".
+fn builtin_verdict(differ: usize, unsure: usize) -> String {
+    let read = match differ {
+        0 => "read all 16 tiles as typed".to_owned(),
+        n => format!("read {n} of 16 tiles otherwise"),
+    };
+    match unsure {
+        0 => format!("{read}, every one surely"),
+        n => format!("{read}, {n} of them unsure"),
+    }
 }
 
 /// "X,Y" in screen pixels.
@@ -119,9 +136,11 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         None => None,
         Some(board) => {
             let (strip, differ) = cal.glyphs(&img, board).map_err(|e| BadInput(e.into()))?;
+            let unsure = cal.reading.tiles.iter().filter(|t| !t.sure()).count();
             about.push(format!(
-                "glyph templates of {board} in {}; the built-in references read {differ} of 16 tiles otherwise",
-                paths.glyphs.clone().unwrap_or_default().display()
+                "glyph templates of {board} in {}; without them the built-in references {}",
+                paths.glyphs.clone().unwrap_or_default().display(),
+                builtin_verdict(differ, unsure)
             ));
             let glyphs = Glyphs {
                 file: format!("{}.glyphs.png", args.name),
@@ -163,10 +182,20 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         args.force,
     )
     .map_err(|e| match e {
-        e @ SaveError::Exists(_) => BadInput(e.into()).into(),
+        e @ (SaveError::Exists(_) | SaveError::NoParent { .. } | SaveError::NotADirectory(_)) => {
+            BadInput(e.into()).into()
+        }
         e => anyhow::Error::new(e),
     })?;
-    summary(&about, &profile, cal.freeze_given, &saved, &args.name)
+    let by_name = args.dir == std::path::Path::new(DEVICES);
+    summary(
+        &about,
+        &profile,
+        cal.freeze_given,
+        &saved,
+        &args.name,
+        by_name,
+    )
 }
 
 /// Probes the phone through the adb server (and reads a tap on each of `taps`, waiting
@@ -222,6 +251,7 @@ fn summary(
     freeze_given: bool,
     saved: &calibrate::Saved,
     name: &str,
+    by_name: bool,
 ) -> anyhow::Result<()> {
     let c = profile.centres();
     let mut out = std::io::stdout().lock();
@@ -255,12 +285,41 @@ fn summary(
             "Play/Next at ({x}, {y}): the daemon taps it between rounds"
         )?;
     }
+    if saved.made_dir {
+        let dir = saved.profile.parent().unwrap_or(std::path::Path::new("."));
+        writeln!(out, "made the directory {}", dir.display())?;
+    }
+    // --device finds a profile in ./devices (or the config directory) by name; anywhere
+    // else, only its path does.
+    let how = if by_name {
+        format!(
+            "--device {name} (from this directory) or --profile {}",
+            saved.profile.display()
+        )
+    } else {
+        format!("--profile {}", saved.profile.display())
+    };
     writeln!(
         out,
-        "wrote {} and {}; play with --device {name} (from this directory) or --profile {}",
+        "wrote {} and {}; play with {how}",
         saved.profile.display(),
         saved.overlay.display(),
-        saved.profile.display()
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_built_in_references_are_judged_in_words() {
+        let cases = [
+            (0, 0, "read all 16 tiles as typed, every one surely"),
+            (0, 16, "read all 16 tiles as typed, 16 of them unsure"),
+            (1, 0, "read 1 of 16 tiles otherwise, every one surely"),
+            (3, 2, "read 3 of 16 tiles otherwise, 2 of them unsure"),
+        ];
+        for (differ, unsure, want) in cases {
+            assert_eq!(super::builtin_verdict(differ, unsure), want);
+        }
+    }
 }

@@ -978,10 +978,17 @@ const OFF_COLOUR: f32 = 0.2;
 /// Confidence below which a tile is not trusted.
 pub const SURE: f32 = 0.15;
 
+impl TileRead {
+    /// Read with at least `SURE` confidence.
+    pub fn sure(&self) -> bool {
+        self.confidence >= SURE
+    }
+}
+
 impl Reading {
     /// True when every tile is read with at least `SURE` confidence.
     pub fn sure(&self) -> bool {
-        self.tiles.iter().all(|t| t.confidence >= SURE)
+        self.tiles.iter().all(TileRead::sure)
     }
 
     /// The board read (`Board::from_tiles` of the tiles).
