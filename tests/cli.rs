@@ -1927,3 +1927,30 @@ fn logs_are_plain_text_when_stderr_is_not_a_terminal() {
     assert!(err.contains("INFO"), "{err}");
     assert!(!err.contains('\u{1b}'), "colour codes in a pipe: {err:?}");
 }
+
+#[test]
+fn read_says_which_tiles_show_no_letter() {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    // Android's "isn't responding" dialog over the grid: the covered tiles show no letter.
+    let sim = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig {
+            dialog_round: Some(1),
+            ..GameConfig::default()
+        },
+        report: None,
+    });
+    let dir = fresh_dir("read-dialog");
+    let png = dir.join("dialog.png");
+    sim.device().screenshot().save(&png).unwrap();
+    let out = scramblebot(&["read", png.to_str().unwrap(), "--device", "nexus7"]);
+    fails_with(&out, 3, "not sure of ", "a dialog over the grid");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("no letter on row 2 col 4, row 3 col 1"),
+        "{err}"
+    );
+    assert!(!err.contains("A or A"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

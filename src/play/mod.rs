@@ -281,20 +281,38 @@ pub fn reading_text(reading: &Reading) -> String {
 
 /// The unsure tiles of a reading: "row 1 col 2: E or F; ...".
 pub fn unsure_text(reading: &Reading) -> String {
-    reading
+    let place = |i: usize| format!("row {} col {}", i / 4 + 1, i % 4 + 1);
+    let unsure: Vec<(usize, &crate::vision::read::TileRead)> = reading
         .tiles
         .iter()
         .enumerate()
         .filter(|(_, t)| t.confidence < SURE)
+        .collect();
+    // A tile whose best and second guesses are one letter showed no letter to tell apart.
+    let (blank, doubtful): (Vec<_>, Vec<_>) =
+        unsure.into_iter().partition(|(_, t)| t.tile == t.runner_up);
+    let mut parts: Vec<String> = doubtful
+        .iter()
         .map(|(i, t)| {
             format!(
-                "row {} col {}: {} or {}",
-                i / 4 + 1,
-                i % 4 + 1,
+                "{}: {} or {}",
+                place(*i),
                 tile_name(t.tile),
                 tile_name(t.runner_up)
             )
         })
-        .collect::<Vec<_>>()
-        .join("; ")
+        .collect();
+    match blank.len() {
+        0 => {}
+        n if n == reading.tiles.len() => parts.push("no letter on any tile".to_owned()),
+        _ => parts.push(format!(
+            "no letter on {}",
+            blank
+                .iter()
+                .map(|(i, _)| place(*i))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+    parts.join("; ")
 }

@@ -22,7 +22,19 @@ pub enum VisionError {
     PixelFormat(u32),
     #[error("framebuffer channels are not whole bytes of a 32-bit pixel")]
     FramebufferLayout,
+    #[error(
+        "the JPEG is cut short: it ends without its end marker ({0} bytes; damaged or still being written?)"
+    )]
+    TruncatedJpeg(usize),
+    #[error(
+        "the image is {width}x{height}; screenshots this reads are at most {MAX_SIDE}x{MAX_SIDE}"
+    )]
+    TooLarge { width: u32, height: u32 },
 }
+
+/// The widest or tallest screenshot read (a 1440x3120 phone is well inside); bigger ones are
+/// refused before their pixels are decoded, so no file can make the reader allocate gigabytes.
+pub const MAX_SIDE: u32 = 10_000;
 
 /// Decodes a screenshot: PNG, JPEG, a raw `screencap` dump (a header of width, height, pixel
 /// format, and from Android 8 a dataspace, as little-endian u32s, then the pixels), or a
@@ -30,14 +42,43 @@ pub enum VisionError {
 pub fn decode(bytes: &[u8]) -> Result<RgbaImage, VisionError> {
     let png = bytes.starts_with(b"\x89PNG\r\n\x1a\n");
     let jpeg = bytes.starts_with(&[0xff, 0xd8, 0xff]);
+    if jpeg && !ends_jpeg(bytes) {
+        // The decoder fills what is missing with grey and says nothing.
+        return Err(VisionError::TruncatedJpeg(bytes.len()));
+    }
     if png || jpeg {
-        return image::load_from_memory(bytes)
-            .map(|i| i.to_rgba8())
-            .map_err(|e| VisionError::Decode(e.to_string()));
+        return compressed(bytes);
     }
     raw_screencap(bytes)
         .or_else(|| framebuffer(bytes))
         .unwrap_or(Err(VisionError::NotAnImage(bytes.len())))
+}
+
+/// Whether a JPEG ends with its end-of-image marker (some writers pad a few zero bytes after
+/// it).
+fn ends_jpeg(bytes: &[u8]) -> bool {
+    let end = bytes.len() - bytes.iter().rev().take(16).take_while(|&&b| b == 0).count();
+    bytes[..end].ends_with(&[0xff, 0xd9])
+}
+
+/// A PNG or JPEG, its size checked before its pixels are decoded.
+fn compressed(bytes: &[u8]) -> Result<RgbaImage, VisionError> {
+    let decode = |e: image::ImageError| VisionError::Decode(e.to_string());
+    let reader = || {
+        image::ImageReader::new(std::io::Cursor::new(bytes))
+            .with_guessed_format()
+            .map_err(|e| VisionError::Decode(e.to_string()))
+    };
+    let (width, height) = reader()?.into_dimensions().map_err(decode)?;
+    if width > MAX_SIDE || height > MAX_SIDE {
+        return Err(VisionError::TooLarge { width, height });
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    let mut reader = reader()?;
+    reader.limits(limits);
+    reader.decode().map(|i| i.to_rgba8()).map_err(decode)
 }
 
 /// The `i`th little-endian u32 of a dump's header.
@@ -117,6 +158,64 @@ mod tests {
             b.extend_from_slice(p);
         }
         b
+    }
+
+    fn encoded(img: &RgbaImage, format: image::ImageFormat) -> Vec<u8> {
+        let mut out = std::io::Cursor::new(Vec::new());
+        image::DynamicImage::ImageRgba8(img.clone())
+            .to_rgb8()
+            .write_to(&mut out, format)
+            .unwrap();
+        out.into_inner()
+    }
+
+    /// CRC-32 as PNG chunks carry it.
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xedb8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn damaged_and_huge_images_are_refused_as_such() {
+        let img = RgbaImage::from_pixel(40, 30, image::Rgba([200, 100, 50, 255]));
+        let jpeg = encoded(&img, image::ImageFormat::Jpeg);
+        assert_eq!(decode(&jpeg).unwrap().dimensions(), (40, 30));
+        let mut padded = jpeg.clone();
+        padded.extend_from_slice(&[0, 0, 0]);
+        assert!(decode(&padded).is_ok());
+        let cut = &jpeg[..jpeg.len() * 2 / 3];
+        assert_eq!(decode(cut), Err(VisionError::TruncatedJpeg(cut.len())));
+        // A PNG whose header claims 20000x20000: refused before any pixel is decoded.
+        let mut png = encoded(&img, image::ImageFormat::Png);
+        png[16..20].copy_from_slice(&20_000u32.to_be_bytes());
+        png[20..24].copy_from_slice(&20_000u32.to_be_bytes());
+        let crc = crc32(&png[12..29]);
+        png[29..33].copy_from_slice(&crc.to_be_bytes());
+        let err = decode(&png).unwrap_err();
+        assert_eq!(
+            err,
+            VisionError::TooLarge {
+                width: 20_000,
+                height: 20_000
+            }
+        );
+        assert!(err.to_string().contains("at most 10000x10000"), "{err}");
+        // A PNG cut short is a decoding error, not a screen without a board.
+        let png = encoded(&img, image::ImageFormat::Png);
+        assert!(matches!(
+            decode(&png[..png.len() - 20]),
+            Err(VisionError::Decode(_))
+        ));
     }
 
     #[test]
