@@ -66,7 +66,8 @@ impl<'t> Built<'t> {
         }
     }
 
-    /// Solves every board once untimed, then `PASSES` times timed, and keeps the fastest pass.
+    /// Solves every board of a seeded set once untimed, then `PASSES` times timed, and keeps
+    /// the fastest pass.
     pub fn measure(
         &self,
         set: BoardSet,
@@ -74,19 +75,30 @@ impl<'t> Built<'t> {
         seed: u64,
         mode: Mode,
         rules: &Rules,
-    ) -> Figure {
-        let (tally, elapsed) = self.run(&set.boards(boards, seed), mode, rules, PASSES);
+    ) -> Result<Figure, BenchError> {
+        self.measure_list(set.name(), &set.boards(boards, seed), mode, rules)
+    }
+
+    /// `measure` on the boards of `list`, reported as the set `name`.
+    pub fn measure_list(
+        &self,
+        name: &'static str,
+        list: &[crate::Board],
+        mode: Mode,
+        rules: &Rules,
+    ) -> Result<Figure, BenchError> {
+        let (tally, elapsed) = self.run(list, mode, rules, PASSES)?;
         let seconds = elapsed.as_secs_f64();
-        Figure {
-            set: set.name(),
+        Ok(Figure {
+            set: name,
             structure: self.name(),
             mode: mode.name(),
-            boards,
+            boards: list.len(),
             seconds,
-            boards_per_sec: boards as f64 / seconds.max(1e-9),
+            boards_per_sec: list.len() as f64 / seconds.max(1e-9),
             words: tally.0,
             points: tally.1,
-        }
+        })
     }
 
     /// Words and points summed over the set, solved once and untimed: what another
@@ -99,7 +111,16 @@ impl<'t> Built<'t> {
         mode: Mode,
         rules: &Rules,
     ) -> (u64, u64) {
-        self.run(&set.boards(boards, seed), mode, rules, 0).0
+        self.answers_list(&set.boards(boards, seed), mode, rules)
+    }
+
+    /// `answers` on the boards of `list`.
+    pub fn answers_list(&self, list: &[crate::Board], mode: Mode, rules: &Rules) -> (u64, u64) {
+        match self.run(list, mode, rules, 0) {
+            Ok((sum, _)) => sum,
+            // Without timed passes there is nothing to disagree with the first.
+            Err(BenchError::Inconsistent { first, .. }) => first,
+        }
     }
 
     fn run(
@@ -108,7 +129,7 @@ impl<'t> Built<'t> {
         mode: Mode,
         rules: &Rules,
         passes: usize,
-    ) -> ((u64, u64), Duration) {
+    ) -> Result<((u64, u64), Duration), BenchError> {
         match self {
             Built::Trie(t) => time(*t, list, mode, rules, passes),
             Built::Sorted(s) => time(s, list, mode, rules, passes),
@@ -123,7 +144,7 @@ fn time<L: Lexicon>(
     mode: Mode,
     rules: &Rules,
     passes: usize,
-) -> ((u64, u64), Duration) {
+) -> Result<((u64, u64), Duration), BenchError> {
     let mut solver = Solver::new(lexicon);
     let bonuses = Bonuses::none();
     let mut out = Solution::new(crate::Board::from_tiles(&[0; 16]).expect("16 tiles"));
@@ -145,16 +166,37 @@ fn time<L: Lexicon>(
         }
         sum
     };
-    let sum = pass();
-    let best = (0..passes)
-        .map(|_| {
-            let start = Instant::now();
-            pass();
-            start.elapsed()
-        })
-        .min()
-        .unwrap_or_default();
-    (sum, best)
+    let first = pass();
+    let mut best = None::<Duration>;
+    for n in 1..=passes {
+        let start = Instant::now();
+        let sum = pass();
+        let took = start.elapsed();
+        // A fast pass that found other words is not a measurement of this solver.
+        if sum != first {
+            return Err(BenchError::Inconsistent {
+                pass: n,
+                got: sum,
+                first,
+            });
+        }
+        best = Some(best.map_or(took, |b| b.min(took)));
+    }
+    Ok((first, best.unwrap_or_default()))
+}
+
+/// Why a measurement is void.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error(
+        "timed pass {pass} found {} words / {} points, the first pass {} / {}",
+        got.0, got.1, first.0, first.1
+    )]
+    Inconsistent {
+        pass: usize,
+        got: (u64, u64),
+        first: (u64, u64),
+    },
 }
 
 /// Timed passes over a set; the fastest is reported, the pass least disturbed by whatever

@@ -1954,3 +1954,46 @@ fn read_says_which_tiles_show_no_letter() {
     assert!(!err.contains("A or A"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_solves_the_boards_of_a_file() {
+    let file = temp_file(
+        "bench-boards.txt",
+        b"# two boards and a comment\nRBEN/STLA/EOUO/NCAQu\n\nperslatgsineters\n",
+    );
+    let out = scramblebot(&[
+        "bench",
+        "--boards-file",
+        file.to_str().unwrap(),
+        "--mode",
+        "full",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let fig: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (fig["set"].as_str(), fig["boards"].as_u64()),
+        (Some("file"), Some(2))
+    );
+    // The words are those `solve` finds on each board under the same (boggle) rules.
+    let words = |board: &str| {
+        let out = scramblebot(&["solve", board, "--rules", "boggle", "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["word_count"].as_u64().unwrap()
+    };
+    assert_eq!(
+        fig["words"].as_u64().unwrap(),
+        words("RBEN/STLA/EOUO/NCAQu") + words("perslatgsineters")
+    );
+    let bad = temp_file("bench-bad.txt", b"RBEN/STLA/EOUO/NCAQu\nabc\n");
+    let out = scramblebot(&["bench", "--boards-file", bad.to_str().unwrap()]);
+    fails_with(&out, 2, "bench-bad.txt:2:", "a line that is not a board");
+    let out = scramblebot(&[
+        "bench",
+        "--boards-file",
+        bad.to_str().unwrap(),
+        "--set",
+        "near",
+    ]);
+    fails_with(&out, 2, "cannot be used with", "a file and a set");
+}

@@ -40,6 +40,11 @@ pub struct BenchArgs {
     /// Seed of the board sets (default: each set's fixed seed).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Solve the boards of this file instead of a seeded set: one board a line, as `solve`
+    /// takes it (blank lines and lines starting with # skipped), so the figures can be set
+    /// beside another solver's on the same boards.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["set", "seed", "boards"])]
+    pub boards_file: Option<PathBuf>,
     /// Print JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -132,12 +137,23 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             "set", "structure", "mode", "boards/s", "words/bd", "points/bd"
         )?;
     }
-    for set in args.set.sets() {
-        let seed = args.seed.unwrap_or(set.default_seed());
+    let sets: Vec<(&'static str, Vec<scramblebot::Board>)> = match &args.boards_file {
+        Some(path) => vec![("file", boards_file(path)?)],
+        None => args
+            .set
+            .sets()
+            .into_iter()
+            .map(|set| {
+                let seed = args.seed.unwrap_or(set.default_seed());
+                (set.name(), set.boards(boards, seed))
+            })
+            .collect(),
+    };
+    for (name, list) in &sets {
         for mode in args.mode.modes() {
-            let fig = built.measure(set, boards, seed, mode, &rules);
+            let fig = built.measure_list(name, list, mode, &rules)?;
             if let Some(reference) = &reference {
-                let (words, points) = reference.answers(set, boards, seed, mode, &rules);
+                let (words, points) = reference.answers_list(list, mode, &rules);
                 anyhow::ensure!(
                     (words, points) == (fig.words, fig.points),
                     "{} gave {} words / {} points on the {} set, the trie {words} / {points}",
@@ -158,8 +174,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                     fig.structure,
                     fig.mode,
                     fig.boards_per_sec,
-                    fig.words as f64 / boards as f64,
-                    fig.points as f64 / boards as f64
+                    fig.words as f64 / list.len() as f64,
+                    fig.points as f64 / list.len() as f64
                 )?;
             }
             out.flush()?;
@@ -169,6 +185,28 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         writeln!(out, "answers identical to the trie's on every set")?;
     }
     Ok(())
+}
+
+/// The boards of a file, one a line; a line that is not a board is the user's to fix, with
+/// its number.
+fn boards_file(path: &std::path::Path) -> anyhow::Result<Vec<scramblebot::Board>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| BadInput(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
+    let mut boards = Vec::new();
+    for (n, line) in (1..).zip(text.lines()) {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let board = scramblebot::Board::parse(line)
+            .map_err(|e| BadInput(anyhow::anyhow!("{}:{n}: {e}", path.display())))?;
+        boards.push(board);
+    }
+    anyhow::ensure!(
+        !boards.is_empty(),
+        BadInput(anyhow::anyhow!("{} holds no board", path.display()))
+    );
+    Ok(boards)
 }
 
 fn vision(args: &BenchArgs) -> anyhow::Result<()> {
