@@ -25,6 +25,8 @@ pub mod board;
 pub mod calibrate;
 pub mod daemon;
 pub mod dict;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod gesture;
 pub mod phone;
 pub mod play;

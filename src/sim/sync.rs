@@ -21,13 +21,13 @@ fn packet(id: &[u8; 4], len: u32, body: &[u8]) -> Vec<u8> {
     out
 }
 
-fn fail(io: &mut StreamIo, why: &str) -> io::Result<()> {
+fn fail(io: &mut impl Write, why: &str) -> io::Result<()> {
     io.write_all(&packet(b"FAIL", why.len() as u32, why.as_bytes()))?;
     io.flush()
 }
 
 /// Reads one request header: id and length.
-fn header(io: &mut StreamIo) -> io::Result<Option<([u8; 4], u32)>> {
+fn header(io: &mut impl Read) -> io::Result<Option<([u8; 4], u32)>> {
     let mut h = [0u8; 8];
     match io.read_exact(&mut h) {
         Ok(()) => Ok(Some((
@@ -39,7 +39,7 @@ fn header(io: &mut StreamIo) -> io::Result<Option<([u8; 4], u32)>> {
     }
 }
 
-fn path_arg(io: &mut StreamIo, len: u32) -> io::Result<Option<String>> {
+fn path_arg(io: &mut (impl Read + Write), len: u32) -> io::Result<Option<String>> {
     if len as usize > MAX_PATH {
         fail(io, "path too long")?;
         return Ok(None);
@@ -49,6 +49,36 @@ fn path_arg(io: &mut StreamIo, len: u32) -> io::Result<Option<String>> {
     Ok(Some(String::from_utf8_lossy(&p).into_owned()))
 }
 
+/// Serves the requests of `input` as one `sync:` stream would, and returns the answers: the
+/// protocol without a connection, for fuzzing and tests.
+pub fn serve_bytes(device: &Arc<Device>, input: &[u8]) -> Vec<u8> {
+    struct Duplex<'a> {
+        input: &'a [u8],
+        output: Vec<u8>,
+    }
+    impl Read for Duplex<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.input.read(buf)
+        }
+    }
+    impl Write for Duplex<'_> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.output.write(buf)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut duplex = Duplex {
+        input,
+        output: Vec::new(),
+    };
+    if let Err(e) = serve_requests(device, &mut duplex) {
+        tracing::debug!("sync requests ended: {e}");
+    }
+    duplex.output
+}
+
 /// Serves one `sync:` stream until QUIT, a protocol error, or the host closing it.
 pub fn serve(device: &Arc<Device>, mut io: StreamIo) {
     if let Err(e) = serve_requests(device, &mut io) {
@@ -56,7 +86,7 @@ pub fn serve(device: &Arc<Device>, mut io: StreamIo) {
     }
 }
 
-fn serve_requests(device: &Arc<Device>, io: &mut StreamIo) -> io::Result<()> {
+fn serve_requests(device: &Arc<Device>, io: &mut (impl Read + Write)) -> io::Result<()> {
     while let Some((id, len)) = header(io)? {
         match &id {
             b"QUIT" => return Ok(()),
@@ -128,7 +158,12 @@ fn serve_requests(device: &Arc<Device>, io: &mut StreamIo) -> io::Result<()> {
 
 /// The DATA chunks of a SEND, then DONE with the mtime; answers OKAY or FAIL. The file is
 /// written as a whole at DONE, so a push that breaks off leaves no half file.
-fn receive_file(device: &Arc<Device>, io: &mut StreamIo, path: &str, mode: u32) -> io::Result<()> {
+fn receive_file(
+    device: &Arc<Device>,
+    io: &mut (impl Read + Write),
+    path: &str,
+    mode: u32,
+) -> io::Result<()> {
     let mut data = Vec::new();
     loop {
         let Some((id, len)) = header(io)? else {

@@ -416,11 +416,17 @@ enum Join {
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-enum SyntaxError {
+pub enum SyntaxError {
     #[error("syntax error: '{0}' unexpected")]
     Unexpected(&'static str),
     #[error("pipes are not supported on this virtual phone")]
     Pipe,
+}
+
+/// How many simple commands `script` holds, or its syntax error, without running anything:
+/// the shell's parser on its own, for fuzzing and tests.
+pub fn syntax(script: &str) -> Result<usize, SyntaxError> {
+    parse(tokenize(script)).map(|list| list.len())
 }
 
 fn parse(tokens: Vec<Token>) -> Result<Vec<Simple>, SyntaxError> {
