@@ -150,7 +150,9 @@ struct RawProfile {
     name: Spanned<String>,
     screen: Spanned<RawScreen>,
     grid: Spanned<RawGrid>,
-    buttons: Spanned<RawButtons>,
+    /// Missing or empty on a game screen without lifelines.
+    #[serde(default)]
+    buttons: Option<Spanned<RawButtons>>,
     input: RawInput,
     rules: Spanned<RawRules>,
     glyphs: Option<Spanned<RawGlyphs>>,
@@ -493,6 +495,11 @@ impl ProfileBuilder {
 
     fn check_buttons(&self) -> Result<(), Refusal> {
         let radius = self.button_radius;
+        // A game screen without lifelines (an old version, a crop) has no buttons at all:
+        // then Freeze is never tapped.
+        if self.buttons.is_empty() {
+            return Ok(());
+        }
         if !(radius.is_finite() && radius > 0.0) {
             return refuse(
                 Part::Buttons,
@@ -503,8 +510,8 @@ impl ProfileBuilder {
         if !self.buttons.iter().any(|(n, _)| n == "freeze") {
             return refuse(
                 Part::Buttons,
-                "no freeze button".into(),
-                "freeze = [x, y], the first lifeline under the grid",
+                "buttons but no freeze among them".into(),
+                "freeze = [x, y], the first lifeline under the grid (or no buttons at all)",
             );
         }
         let half = self.tile / 2.0;
@@ -831,7 +838,10 @@ impl Profile {
         })?;
         let form = |(span, message, hint): (Span, String, &str)| err(Some(span), message, hint);
         let centres = grid_centres(&raw.grid).map_err(form)?;
-        let (radius, buttons, button_spans) = raw_buttons(raw.buttons.get_ref()).map_err(form)?;
+        let no_buttons = RawButtons::new();
+        let (radius, buttons, button_spans) =
+            raw_buttons(raw.buttons.as_ref().map_or(&no_buttons, Spanned::get_ref))
+                .map_err(form)?;
         let glyphs = match &raw.glyphs {
             None => None,
             Some(g) => {
@@ -859,7 +869,7 @@ impl Profile {
                 .or(grid.centres.as_ref().map(Spanned::span))
                 .unwrap_or(raw.grid.span()),
             tile: grid.tile.span(),
-            buttons: raw.buttons.span(),
+            buttons: raw.buttons.as_ref().map_or(0..0, Spanned::span),
             button: button_spans,
             sample_ms: raw.input.sample_ms.span(),
             rules: raw.rules.span(),
@@ -1034,11 +1044,16 @@ impl Profile {
             let cells: Vec<String> = row.iter().map(|c| format!("[{}, {}]", c.0, c.1)).collect();
             out += &format!("    {},\n", cells.join(", "));
         }
-        out += &format!("]\ntile = {}\n\n[buttons]\n", self.tile);
-        for (name, b) in &self.buttons {
-            out += &format!("{name} = [{}, {}]\n", b.0, b.1);
+        out += &format!("]\ntile = {}\n\n", self.tile);
+        if self.buttons.is_empty() {
+            out += "# No lifeline buttons on this game's screen: Freeze is not tapped.\n\n";
+        } else {
+            out += "[buttons]\n";
+            for (name, b) in &self.buttons {
+                out += &format!("{name} = [{}, {}]\n", b.0, b.1);
+            }
+            out += &format!("radius = {}\n\n", self.button_radius);
         }
-        out += &format!("radius = {}\n\n", self.button_radius);
         let i = &self.input;
         out += &format!(
             "[input]\nroute = {:?}\nsample_ms = {}\nbetween = {}\nword_pause_ms = {}\n\n",
@@ -1151,9 +1166,9 @@ impl Profile {
         (c[1].0 - c[0].0).hypot(c[1].1 - c[0].1)
     }
 
-    /// The Freeze button.
-    pub fn freeze(&self) -> Point {
-        self.buttons[0].1
+    /// The Freeze button, when the game shows one.
+    pub fn freeze(&self) -> Option<Point> {
+        self.buttons.iter().find(|b| b.0 == "freeze").map(|b| b.1)
     }
 
     /// This profile on a screen of `width`x`height`: the same if equal, scaled if the aspect
@@ -1253,7 +1268,7 @@ freeze_every_secs = 30
         assert_eq!((n7.width, n7.height), (800, 1280));
         assert_eq!(n7.centres[0], (100.0, 300.0));
         assert_eq!(n7.centres[15], (700.0, 900.0));
-        assert_eq!(n7.freeze(), (200.0, 1200.0));
+        assert_eq!(n7.freeze(), Some((200.0, 1200.0)));
         let others: Vec<Point> = n7.buttons[1..].iter().map(|b| b.1).collect();
         assert_eq!(others, [(400.0, 1200.0), (600.0, 1200.0)]);
     }
@@ -1401,7 +1416,7 @@ freeze_every_secs = 30
         let p = Profile::from_toml_str(GOOD, "t").unwrap();
         let big = p.for_screen(1200, 1920).unwrap();
         assert_eq!(big.centres[0], (150.0, 450.0));
-        assert_eq!(big.freeze(), (300.0, 1800.0));
+        assert_eq!(big.freeze(), Some((300.0, 1800.0)));
         assert_eq!(big.tile, 276.0);
         let e = p.for_screen(1080, 2400).unwrap_err();
         assert!(e.to_string().contains("calibrate"), "{e}");

@@ -1997,3 +1997,82 @@ fn bench_solves_the_boards_of_a_file() {
     ]);
     fails_with(&out, 2, "cannot be used with", "a file and a set");
 }
+
+#[test]
+fn a_game_without_lifelines_calibrates_without_freeze_and_plays() {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = fresh_dir("no-freeze");
+    // A round's screen with nothing under the grid (the lifeline row painted over).
+    let phone = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig::default(),
+        report: None,
+    });
+    let mut shot = (*phone.device().screenshot()).clone();
+    for y in 1100..1280 {
+        for x in 0..800 {
+            let above = *shot.get_pixel(x, 1095);
+            shot.put_pixel(x, y, above);
+        }
+    }
+    let png = dir.join("bare.png");
+    shot.save(&png).unwrap();
+    let out = through_server(&server, &dir, "calibrate")
+        .args(["--name", "bare", "--image", png.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("no row of lifeline buttons under the grid: Freeze will not be tapped"),
+        "{said}"
+    );
+    assert!(
+        said.contains("buttons: none (Freeze is not tapped)"),
+        "{said}"
+    );
+    let profile = dir.join("devices/bare.toml");
+    let p = scramblebot::profile::Profile::load(&profile).unwrap();
+    assert_eq!(p.freeze(), None);
+    // Played with it, Freeze due every 2 s of its rules: every word in, no touch off the
+    // tiles, and no Freeze, there being none to tap.
+    let text_of = std::fs::read_to_string(&profile).unwrap();
+    let every_two = text_of.replace("freeze_every_secs = 30", "freeze_every_secs = 2");
+    assert_ne!(every_two, text_of);
+    std::fs::write(&profile, every_two).unwrap();
+    let addr = phone.addr().to_string();
+    let out = play_through(
+        &server,
+        &["--profile", profile.to_str().unwrap(), "--connect", &addr],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = phone.device().report();
+    assert!(report.freezes.is_empty(), "{:?}", report.freezes);
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert_eq!(report.rejected(), 0);
+    assert_eq!(report.words, report.words_possible);
+    // --no-freeze on a screen that has the row: none, as asked.
+    let full = dir.join("full.png");
+    phone.device().screenshot().save(&full).unwrap();
+    let out = through_server(&server, &dir, "calibrate")
+        .args([
+            "--name",
+            "asked",
+            "--image",
+            full.to_str().unwrap(),
+            "--no-freeze",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("no Freeze, as asked"),
+        "{}",
+        text(&out.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

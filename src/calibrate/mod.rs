@@ -23,8 +23,6 @@ use crate::vision::read::{self, NotABoard, Reading};
 pub enum CalibrateError {
     #[error("{0}: calibrate on a screenshot of a round in progress")]
     NotABoard(#[from] NotABoard),
-    #[error("no row of lifeline buttons under the grid: Freeze must be pointed at")]
-    NoButtons,
     #[error("Freeze at ({0}, {1}) is off the {2}x{3} screen")]
     FreezeOffScreen(f32, f32, u32, u32),
     #[error("the profile found is not valid: {0}")]
@@ -39,27 +37,41 @@ pub struct Calibration {
     pub width: u32,
     pub height: u32,
     pub reading: Reading,
-    /// The lifeline buttons, Freeze first.
+    /// The lifeline buttons, Freeze first; none on a game screen without them.
     pub buttons: Vec<Button>,
     /// Freeze was given by the user, not found.
     pub freeze_given: bool,
 }
 
+/// Where Freeze comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Freeze {
+    /// The first of the lifeline buttons found under the grid, if there is a row of them.
+    Find,
+    /// The button the user pointed at, in screen pixels.
+    At(Point),
+    /// None: the user says the game has no Freeze to tap (lifelines found are left out).
+    Without,
+}
+
 /// Button names in the game's order, left to right.
 const NAMES: [&str; 3] = ["freeze", "inspire", "scramble"];
 
-/// Finds the grid, reads it, and finds the lifeline buttons on `img`; `freeze` (screen
-/// pixels) names the Freeze button when the user knows better.
+/// Finds the grid, reads it, and finds the lifeline buttons on `img` (none when the screen
+/// shows no row of them); `freeze` says where Freeze comes from.
 pub fn calibrate(
     img: &RgbaImage,
-    freeze: Option<Point>,
+    freeze: Freeze,
     classifier: &Classifier,
 ) -> Result<Calibration, CalibrateError> {
     let (width, height) = img.dimensions();
     let grid = grid::find(img).ok_or(NotABoard::NoGrid)?;
     let reading = read::read(img, Some(&grid), classifier)?;
-    let mut found = buttons::find(img, &grid);
-    if let Some((x, y)) = freeze {
+    let mut found = match freeze {
+        Freeze::Without => Vec::new(),
+        _ => buttons::find(img, &grid),
+    };
+    if let Freeze::At((x, y)) = freeze {
         if !(0.0..width as f32).contains(&x) || !(0.0..height as f32).contains(&y) {
             return Err(CalibrateError::FreezeOffScreen(x, y, width, height));
         }
@@ -71,15 +83,12 @@ pub fn calibrate(
         found.retain(|b| (b.x - x).hypot(b.y - y) > b.radius);
         found.insert(0, Button { x, y, radius });
     }
-    if found.is_empty() {
-        return Err(CalibrateError::NoButtons);
-    }
     Ok(Calibration {
         width,
         height,
         reading,
         buttons: found,
-        freeze_given: freeze.is_some(),
+        freeze_given: matches!(freeze, Freeze::At(_)),
     })
 }
 
@@ -133,12 +142,14 @@ impl Calibration {
                 (name, (tenth(b.x), tenth(b.y)))
             })
             .collect();
-        // The smallest radius found: a touch at the centre lands inside any of them.
+        // The smallest radius found: a touch at the centre lands inside any of them (none
+        // without buttons).
         let radius = self
             .buttons
             .iter()
             .map(|b| b.radius)
-            .fold(f32::INFINITY, f32::min);
+            .reduce(f32::min)
+            .unwrap_or(0.0);
         // Through the builder, so that every check a profile file gets applies; the default
         // input (the fastest route that works) and the game's rules.
         ProfileBuilder::new(
@@ -324,7 +335,7 @@ mod tests {
     fn every_virtual_phone_calibrates_to_its_shipped_profile() {
         for model in Model::ALL {
             let img = screen(model);
-            let cal = calibrate(&img, None, &Classifier::built_in()).expect("a round");
+            let cal = calibrate(&img, Freeze::Find, &Classifier::built_in()).expect("a round");
             let found = cal.profile("found").unwrap();
             let shipped = Profile::built_in(model.name()).unwrap();
             let near = |a: Point, b: Point, tol: f32| (a.0 - b.0).hypot(a.1 - b.1) <= tol;
@@ -355,13 +366,13 @@ mod tests {
         let img = screen(Model::Nexus7);
         let classifier = Classifier::built_in();
         // Pointing at the third button makes it Freeze.
-        let cal = calibrate(&img, Some((600.0, 1200.0)), &classifier).unwrap();
+        let cal = calibrate(&img, Freeze::At((600.0, 1200.0)), &classifier).unwrap();
         let p = cal.profile("x").unwrap();
-        assert_eq!(p.freeze(), (600.0, 1200.0));
+        assert_eq!(p.freeze(), Some((600.0, 1200.0)));
         assert_eq!(p.buttons().len(), 3);
         assert!(cal.freeze_given);
         assert!(matches!(
-            calibrate(&img, Some((900.0, 10.0)), &classifier),
+            calibrate(&img, Freeze::At((900.0, 10.0)), &classifier),
             Err(CalibrateError::FreezeOffScreen(..))
         ));
         // The lobby is not a round.
@@ -374,24 +385,34 @@ mod tests {
             report: None,
         });
         assert!(matches!(
-            calibrate(&device.screenshot(), None, &classifier),
+            calibrate(&device.screenshot(), Freeze::Find, &classifier),
             Err(CalibrateError::NotABoard(_))
         ));
-        // A screen with the grid but nothing under it: the buttons must be pointed at.
+        // A screen with the grid but nothing under it: a profile without Freeze, unless the
+        // user points at it.
         let mut cropped = img.clone();
         for y in 1100..1280 {
             for x in 0..800 {
                 cropped.put_pixel(x, y, *img.get_pixel(x, 1095));
             }
         }
-        assert!(matches!(
-            calibrate(&cropped, None, &classifier),
-            Err(CalibrateError::NoButtons)
-        ));
-        let p = calibrate(&cropped, Some((400.0, 1200.0)), &classifier)
+        let p = calibrate(&cropped, Freeze::Find, &classifier)
+            .unwrap()
+            .profile("bare")
+            .unwrap();
+        assert_eq!((p.buttons().len(), p.freeze()), (0, None));
+        let written = p.to_toml("bare");
+        assert_eq!(Profile::from_toml_str(&written, "bare.toml").unwrap(), p);
+        let p = calibrate(&cropped, Freeze::At((400.0, 1200.0)), &classifier)
             .unwrap()
             .profile("y")
             .unwrap();
         assert_eq!(p.buttons().len(), 1);
+        // Asked for none, none is kept even where the row is.
+        let p = calibrate(&img, Freeze::Without, &classifier)
+            .unwrap()
+            .profile("z")
+            .unwrap();
+        assert_eq!(p.freeze(), None);
     }
 }

@@ -27,8 +27,12 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "LETTERS")]
     pub board: Option<String>,
     /// Where Freeze is, in screen pixels, when it is not the first button under the grid.
-    #[arg(long, value_name = "X,Y")]
+    #[arg(long, value_name = "X,Y", conflicts_with = "no_freeze")]
     pub freeze: Option<String>,
+    /// The game shows no Freeze to tap: write a profile without lifeline buttons (as is done,
+    /// and said, when no row of them is found under the grid).
+    #[arg(long, conflicts_with = "tap")]
+    pub no_freeze: bool,
     /// Where the results screen's Play/Next button is, in screen pixels: the daemon taps it
     /// between rounds (only while no board shows).
     #[arg(long, value_name = "X,Y")]
@@ -127,7 +131,19 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             (probed.screenshot, probed.about, freeze, advance)
         }
     };
-    let cal = calibration(&img, freeze)?;
+    let choice = match (freeze, args.no_freeze) {
+        (_, true) => calibrate::Freeze::Without,
+        (Some(at), false) => calibrate::Freeze::At(at),
+        (None, false) => calibrate::Freeze::Find,
+    };
+    let cal = calibration(&img, choice)?;
+    if cal.buttons.is_empty() {
+        about.push(if args.no_freeze {
+            "no Freeze, as asked: Freeze will not be tapped".to_owned()
+        } else {
+            "no row of lifeline buttons under the grid: Freeze will not be tapped (add it with --freeze X,Y, or --tap on a phone)".to_owned()
+        });
+    }
     let mut profile = cal
         .profile(&args.name)
         .and_then(|p| p.to_builder().advance(advance).build())
@@ -229,14 +245,10 @@ fn probe_phone(
 /// The grid and the buttons found on `img`, with the flags that fix a refusal.
 fn calibration(
     img: &image::RgbaImage,
-    freeze: Option<(f32, f32)>,
+    freeze: calibrate::Freeze,
 ) -> anyhow::Result<calibrate::Calibration> {
     calibrate::calibrate(img, freeze, &Classifier::built_in()).map_err(|e| match e {
         e @ CalibrateError::NotABoard(_) => NotSure(e.to_string()).into(),
-        e @ CalibrateError::NoButtons => BadInput(anyhow::anyhow!(
-            "{e}: point at it with --freeze X,Y (pixels), or --tap on a phone"
-        ))
-        .into(),
         e @ CalibrateError::FreezeOffScreen(..) => {
             BadInput(anyhow::anyhow!("--freeze: {e}")).into()
         }
@@ -258,26 +270,33 @@ fn summary(
     for line in about {
         writeln!(out, "{line}")?;
     }
+    let buttons = if profile.buttons().is_empty() {
+        "none (Freeze is not tapped)".to_owned()
+    } else {
+        format!(
+            "{} (radius {}){}",
+            profile
+                .buttons()
+                .iter()
+                .map(|(n, p)| format!("{n} ({}, {})", p.0, p.1))
+                .collect::<Vec<_>>()
+                .join(", "),
+            profile.button_radius(),
+            if freeze_given {
+                ", freeze as given"
+            } else {
+                ""
+            }
+        )
+    };
     writeln!(
         out,
-        "grid: first centre ({}, {}), last ({}, {}), tile {} px; buttons: {} (radius {}){}",
+        "grid: first centre ({}, {}), last ({}, {}), tile {} px; buttons: {buttons}",
         c[0].0,
         c[0].1,
         c[15].0,
         c[15].1,
         profile.tile(),
-        profile
-            .buttons()
-            .iter()
-            .map(|(n, p)| format!("{n} ({}, {})", p.0, p.1))
-            .collect::<Vec<_>>()
-            .join(", "),
-        profile.button_radius(),
-        if freeze_given {
-            ", freeze as given"
-        } else {
-            ""
-        }
     )?;
     if let Some((x, y)) = profile.advance() {
         writeln!(

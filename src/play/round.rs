@@ -155,7 +155,12 @@ pub async fn play_round(
             }
         })
         .collect::<Result<_, _>>()?;
-    let freeze = gesture::button(profile, "freeze")?;
+    // None on a game without lifelines; its settings then allow no Freeze.
+    let freeze = match profile.freeze() {
+        Some(_) => Some(gesture::button(profile, "freeze")?),
+        None => None,
+    };
+    let freeze_taps = freeze.as_ref().map_or(1, |f| f.touches.len() as u32);
     let start = Instant::now();
     let mut schedule = Schedule::new(settings.clone());
     let mut outcome = RoundOutcome {
@@ -175,9 +180,11 @@ pub async fn play_round(
             outcome.stop = Stop::Stopped;
             break;
         }
-        let tap = pace.estimate(freeze.touches.len() as u32, settings.sample) + END_MARGIN;
-        if let Some(round_time) = schedule.freeze_due(start.elapsed(), tap) {
-            if let Err(e) = entry.gesture(&freeze, settings.sample, &mut stop).await {
+        let tap = pace.estimate(freeze_taps, settings.sample) + END_MARGIN;
+        if let (Some(round_time), Some(freeze)) =
+            (schedule.freeze_due(start.elapsed(), tap), &freeze)
+        {
+            if let Err(e) = entry.gesture(freeze, settings.sample, &mut stop).await {
                 outcome.stop = Stop::Failed;
                 outcome.error = Some(e.to_string());
                 break;
@@ -200,11 +207,11 @@ pub async fn play_round(
                 _ = stop.wait_for(|s| *s) => false,
             };
             let round_time = schedule.freeze_due(start.elapsed(), tap);
-            let (true, Some(round_time)) = (due, round_time) else {
+            let (true, Some(round_time), Some(freeze)) = (due, round_time, &freeze) else {
                 outcome.stop = if due { Stop::Clock } else { Stop::Stopped };
                 break;
             };
-            if let Err(e) = entry.gesture(&freeze, settings.sample, &mut stop).await {
+            if let Err(e) = entry.gesture(freeze, settings.sample, &mut stop).await {
                 outcome.stop = Stop::Failed;
                 outcome.error = Some(e.to_string());
                 break;
@@ -360,7 +367,7 @@ mod tests {
 
     /// The times of the Freeze taps' downs: touches at the Freeze button.
     fn freeze_downs(r: &Recorder, p: &Profile) -> Vec<Duration> {
-        let f = p.freeze();
+        let f = p.freeze().expect("the test profile has Freeze");
         r.touches
             .iter()
             .filter(|(_, t)| t.phase == Phase::Down && (t.x as f32 - f.0).abs() < 1.0)

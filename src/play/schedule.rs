@@ -35,7 +35,12 @@ impl RoundSettings {
             round: Duration::from_secs_f64(rules.round_secs),
             freeze_every: Duration::from_secs_f64(rules.freeze_every_secs),
             freeze_adds: Duration::from_secs_f64(rules.freeze_secs),
-            freeze_uses: rules.freeze_uses,
+            // A game without a Freeze button gets none.
+            freeze_uses: if p.freeze().is_some() {
+                rules.freeze_uses
+            } else {
+                Some(0)
+            },
             sample: Duration::from_millis(input.sample_ms.into()),
             word_pause: Duration::from_millis(input.word_pause_ms.into()),
             finish_word_on_stop: false,
