@@ -108,6 +108,8 @@ pub struct Profile {
     /// The results screen's Play/Next button, tapped between rounds (only while no board
     /// shows); `None`: nothing is tapped between rounds.
     advance: Option<Point>,
+    /// The game's score on the round's screen, as a box (left, top, right, bottom).
+    score: Option<ScoreBox>,
     /// The file it was loaded from (glyph strips are found beside it).
     source: Option<PathBuf>,
 }
@@ -157,6 +159,25 @@ struct RawProfile {
     rules: Spanned<RawRules>,
     glyphs: Option<Spanned<RawGlyphs>>,
     advance: Option<Spanned<RawAdvance>>,
+    score: Option<Spanned<RawScore>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScore {
+    /// Left, top, right, bottom of the score on the round's screen.
+    #[serde(rename = "box")]
+    area: [f64; 4],
+}
+
+/// Where the game shows its score during a round, in screen pixels: after the round's first
+/// words the bot checks it has moved (a game that takes no word leaves it still).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScoreBox {
+    pub x0: f32,
+    pub y0: f32,
+    pub x1: f32,
+    pub y1: f32,
 }
 
 #[derive(Deserialize)]
@@ -254,6 +275,7 @@ enum Part {
     MinLen,
     Glyphs,
     Advance,
+    Score,
 }
 
 /// What is wrong with a profile's parts, before it is placed in a file.
@@ -286,6 +308,8 @@ pub struct ProfileBuilder {
     rules: Rules,
     glyphs: Option<Glyphs>,
     advance: Option<Point>,
+    /// The game's score on the round's screen, as a box (left, top, right, bottom).
+    score: Option<ScoreBox>,
     source: Option<PathBuf>,
 }
 
@@ -313,11 +337,18 @@ impl ProfileBuilder {
             rules: Rules::default(),
             glyphs: None,
             advance: None,
+            score: None,
             source: None,
         }
     }
 
     /// The results screen's Play/Next button, tapped between rounds.
+    /// Where the game shows its score during a round.
+    pub fn score(mut self, area: Option<ScoreBox>) -> ProfileBuilder {
+        self.score = area;
+        self
+    }
+
     pub fn advance(mut self, at: Option<Point>) -> ProfileBuilder {
         self.advance = at;
         self
@@ -375,6 +406,7 @@ impl ProfileBuilder {
             rules: self.rules,
             glyphs: self.glyphs,
             advance: self.advance,
+            score: self.score,
             source: self.source,
         })
     }
@@ -386,6 +418,21 @@ impl ProfileBuilder {
         self.check_input_and_rules()?;
         if self.name.is_empty() {
             return refuse(Part::Name, "the name is empty".into(), "");
+        }
+        if let Some(b) = self.score
+            && !(b.x0 < b.x1
+                && b.y0 < b.y1
+                && self.on_screen((b.x0, b.y0), 0.0)
+                && self.on_screen((b.x1, b.y1), 0.0))
+        {
+            return refuse(
+                Part::Score,
+                format!(
+                    "score box [{}, {}, {}, {}] is not a box on the {}x{} screen",
+                    b.x0, b.y0, b.x1, b.y1, self.width, self.height
+                ),
+                "box = [left, top, right, bottom] around the game's score, in pixels",
+            );
         }
         if let Some(p) = self.advance
             && !(p.0.is_finite() && p.1.is_finite() && self.on_screen(p, 0.0))
@@ -678,6 +725,7 @@ struct Spans {
     min_len: Span,
     glyphs: Option<Span>,
     advance: Option<Span>,
+    score: Option<Span>,
 }
 
 type Span = std::ops::Range<usize>;
@@ -696,6 +744,7 @@ impl Spans {
             Part::MinLen => self.min_len.clone(),
             Part::Glyphs => self.glyphs.clone()?,
             Part::Advance => self.advance.clone()?,
+            Part::Score => self.score.clone()?,
         })
     }
 }
@@ -876,8 +925,26 @@ impl Profile {
             min_len: raw.rules.get_ref().min_len.span(),
             glyphs: raw.glyphs.as_ref().map(Spanned::span),
             advance: raw.advance.as_ref().map(Spanned::span),
+            score: raw.score.as_ref().map(Spanned::span),
         };
         let (screen, input, rules) = (raw.screen.get_ref(), &raw.input, raw.rules.get_ref());
+        let score = match &raw.score {
+            Some(b) => {
+                let a = b.get_ref().area;
+                let corner = |x, y| {
+                    grid_point("score box", [x, y]).map_err(|m| {
+                        err(
+                            Some(b.span()),
+                            m,
+                            "box = [left, top, right, bottom], in pixels",
+                        )
+                    })
+                };
+                let ((x0, y0), (x1, y1)) = (corner(a[0], a[1])?, corner(a[2], a[3])?);
+                Some(ScoreBox { x0, y0, x1, y1 })
+            }
+            None => None,
+        };
         let advance = match &raw.advance {
             Some(a) => Some(grid_point("advance", a.get_ref().at).map_err(|m| {
                 err(
@@ -918,6 +985,7 @@ impl Profile {
         })
         .glyphs(glyphs)
         .advance(advance)
+        .score(score)
         .build_or_refuse()
         .map_err(|r| err(spans.of(r.part), r.message, r.hint))
     }
@@ -936,6 +1004,7 @@ impl Profile {
             rules: self.rules.clone(),
             glyphs: self.glyphs.clone(),
             advance: self.advance,
+            score: self.score,
             source: self.source.clone(),
         }
     }
@@ -984,6 +1053,11 @@ impl Profile {
     /// The results screen's Play/Next button, tapped between rounds.
     pub fn advance(&self) -> Option<Point> {
         self.advance
+    }
+
+    /// Where the game shows its score during a round, when the profile knows.
+    pub fn score(&self) -> Option<ScoreBox> {
+        self.score
     }
 
     /// The file it was loaded from.
@@ -1069,6 +1143,12 @@ impl Profile {
         );
         if let Some(n) = r.freeze_uses {
             out += &format!("freeze_uses = {n}\n");
+        }
+        if let Some(b) = self.score {
+            out += &format!(
+                "\n[score]             # the game's score in a round: checked to move after the first words\nbox = [{}, {}, {}, {}]\n",
+                b.x0, b.y0, b.x1, b.y1
+            );
         }
         if let Some(a) = self.advance {
             out += &format!(
@@ -1206,6 +1286,12 @@ impl Profile {
             b.1 = (b.1.0 * sx, b.1.1 * sy);
         }
         p.advance = p.advance.map(|a| (a.0 * sx, a.1 * sy));
+        p.score = p.score.map(|b| ScoreBox {
+            x0: b.x0 * sx,
+            y0: b.y0 * sy,
+            x1: b.x1 * sx,
+            y1: b.y1 * sy,
+        });
         p.tile *= s;
         p.button_radius *= s;
         Ok(p)

@@ -1407,6 +1407,7 @@ fn history_sums_up_per_phone_and_plots_the_rounds() {
         duration_secs: 11.0,
         ended,
         screenshot: None,
+        score_moved: None,
     };
     let rounds = [
         round("127.0.0.1:5555", 1_700_000_000, 1220, Ended::AllWords),
@@ -2074,5 +2075,71 @@ fn a_game_without_lifelines_calibrates_without_freeze_and_plays() {
         "{}",
         text(&out.stdout)
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn play_warns_loudly_when_the_games_score_does_not_move() {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = fresh_dir("score-box");
+    // The Nexus 7 profile, knowing where the virtual game draws its score (upper right).
+    let shipped = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("devices/nexus7.toml"),
+    )
+    .unwrap();
+    let profile = dir.join("scored.toml");
+    let scored = shipped.replace("name = \"nexus7\"", "name = \"scored\"")
+        + "\n[score]\nbox = [520, 95, 790, 170]\n";
+    std::fs::write(&profile, scored).unwrap();
+    let run = |dialog: Option<u32>| {
+        let phone = common::start_with(SimConfig {
+            model: Model::Nexus7,
+            game: GameConfig {
+                dialog_round: dialog,
+                ..GameConfig::default()
+            },
+            report: None,
+        });
+        let board = phone.device().game().board().to_string();
+        let addr = phone.addr().to_string();
+        let out = through_server(&server, &dir, "play")
+            .args(["--profile", profile.to_str().unwrap(), "--connect", &addr])
+            .args(["--board", &board, "--json"])
+            .output()
+            .unwrap();
+        (out, phone.device().report())
+    };
+    // The game takes the words: the score moved, nothing said.
+    let (out, report) = run(None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["score_moved"], true, "{json}");
+    assert!(
+        !text(&out.stderr).contains("WARNING"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(report.words > 3);
+    // Android's dialog over the game takes every touch: the bot sends its words, the score
+    // stays, and it says so loudly with the screen saved.
+    let (out, report) = run(Some(1));
+    let err = text(&out.stderr);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["score_moved"], false, "{json}");
+    assert!(
+        err.contains("WARNING: the game's score has not moved after 3 words"),
+        "{err}"
+    );
+    assert_eq!(report.words, 0);
+    let saved = err
+        .split("the screenshot saved as ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(std::path::Path::new(saved).is_file(), "{saved}");
     let _ = std::fs::remove_dir_all(&dir);
 }

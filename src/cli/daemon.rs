@@ -300,6 +300,7 @@ impl Live {
                 ended(record.ended)
             )),
             Event::Skipped { .. } => bar.set_message("round skipped (not read surely)"),
+            Event::ScoreStill { .. } => bar.set_message("WARNING: the score is not moving"),
             Event::PhoneLost { .. } => bar.set_message("lost; waiting for it to come back"),
             Event::PhoneDone { rounds, .. } => {
                 bar.set_message(format!("done, {}", plural(*rounds, "round")));
@@ -382,6 +383,17 @@ fn line(event: &Event) -> Option<String> {
             screenshot
                 .as_ref()
                 .map(|p| format!("; screenshot {}", p.display()))
+                .unwrap_or_default()
+        ),
+        Event::ScoreStill {
+            serial,
+            after_words,
+            screenshot,
+        } => format!(
+            "WARNING {serial}: the game's score has not moved after {after_words} words: the game is not taking them (check the profile against the screen{})",
+            screenshot
+                .as_ref()
+                .map(|p| format!(", {}", p.display()))
                 .unwrap_or_default()
         ),
         Event::PhoneLost { serial, why } => format!("{serial}: lost ({why})"),

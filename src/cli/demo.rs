@@ -110,6 +110,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
             route: args.round.route.map(Into::into),
             time_left: Some(left),
             finish_word_on_stop: false,
+            score_before: None,
         };
         let played = enter(&phone, &profile, &seen, opts, &args.round, stop).await?;
         anyhow::Ok((played.outcome, phone.model.clone(), seen.board))

@@ -59,6 +59,9 @@ struct PlayJson {
     bonuses: Option<String>,
     route: String,
     first_touch_ms: Option<f64>,
+    /// Whether the game's score moved after the first words (with a profile that knows
+    /// where the score is); false: the game took none of them.
+    score_moved: Option<bool>,
     bot: RoundOutcome,
 }
 
@@ -84,6 +87,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             route: args.round.route.map(Into::into),
             time_left,
             finish_word_on_stop: false,
+            score_before: None,
         };
         let played = enter(&phone, &profile, &seen, opts, &args.round, stop).await?;
         let line = format!(
@@ -97,6 +101,19 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         );
         anyhow::Ok((played, line, seen))
     })?;
+    if let Some(check) = played.score.as_ref().filter(|c| !c.moved) {
+        let saved = std::env::current_dir()
+            .map_err(anyhow::Error::from)
+            .and_then(|dir| Ok(play::save_screenshot(&check.screenshot, &dir)?));
+        eprintln!(
+            "WARNING: the game's score has not moved after {} words: the game is not taking them; what follows counts words sent, not scored (check the profile against {})",
+            check.after_words,
+            match &saved {
+                Ok(p) => format!("the screenshot saved as {}", p.display()),
+                Err(e) => format!("the screen; cannot save the screenshot: {e:#}"),
+            }
+        );
+    }
     let outcome = played.outcome;
     let route = outcome.routes_text();
     // From the start of this process: what a user waits before the game sees a finger.
@@ -111,6 +128,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             bonuses: seen.bonus_text(),
             route,
             first_touch_ms,
+            score_moved: played.score.as_ref().map(|c| c.moved),
             bot: outcome.clone(),
         })?;
         return failed(&outcome);

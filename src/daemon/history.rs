@@ -54,6 +54,10 @@ pub struct RoundRecord {
     pub ended: Ended,
     /// The screenshot saved for a board not read surely.
     pub screenshot: Option<PathBuf>,
+    /// Whether the game's score moved after the first words (with a profile that knows the
+    /// score's box); false means the game took none of them.
+    #[serde(default)]
+    pub score_moved: Option<bool>,
 }
 
 /// Why the history could not be written or read.
@@ -247,6 +251,7 @@ mod tests {
             duration_secs: 11.0,
             ended,
             screenshot: None,
+            score_moved: Some(true),
         }
     }
 

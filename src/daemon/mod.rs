@@ -112,6 +112,13 @@ pub enum Event {
     RoundEnded {
         record: RoundRecord,
     },
+    /// The game's score did not move after the round's first words: the game took none of
+    /// them (the profile misses the tiles, something covers the game). Loud, with the screen.
+    ScoreStill {
+        serial: String,
+        after_words: usize,
+        screenshot: Option<PathBuf>,
+    },
     /// A board not read surely: not played.
     Skipped {
         serial: String,
@@ -146,6 +153,7 @@ impl Event {
             | Event::Resumed { serial, .. }
             | Event::Progress { serial, .. }
             | Event::Skipped { serial, .. }
+            | Event::ScoreStill { serial, .. }
             | Event::PhoneLost { serial, .. }
             | Event::PhoneDone { serial, .. } => Some(serial),
             Event::RoundEnded { record } => Some(&record.serial),

@@ -250,6 +250,7 @@ impl Worker<'_> {
                 duration_secs: 0.0,
                 ended: Ended::Unsure,
                 screenshot: saved,
+                score_moved: None,
             },
         });
         Ok(())
@@ -307,6 +308,11 @@ impl Worker<'_> {
             time_left: Some(time_left),
             // SIGTERM finishes the stroke in progress, then lifts the finger.
             finish_word_on_stop: true,
+            // The board was read on the last look: its score is the round's start.
+            score_before: self
+                .last
+                .as_ref()
+                .map(|l| std::sync::Arc::new(l.image.clone())),
         };
         let events = self.events.clone();
         let on = &mut |e: play::Event| {
@@ -330,6 +336,19 @@ impl Worker<'_> {
         )
         .await?;
         let outcome = &played.outcome;
+        let score_moved = played.score.as_ref().map(|c| c.moved);
+        if let Some(check) = played.score.as_ref().filter(|c| !c.moved) {
+            let saved = std::fs::create_dir_all(&self.opts.unsure_dir)
+                .ok()
+                .and_then(|()| {
+                    play::save_screenshot(&check.screenshot, &self.opts.unsure_dir).ok()
+                });
+            self.emit(Event::ScoreStill {
+                serial: serial.clone(),
+                after_words: check.after_words,
+                screenshot: saved,
+            });
+        }
         let ended = match outcome.stop {
             Stop::AllWords => Ended::AllWords,
             Stop::Clock => Ended::Clock,
@@ -371,6 +390,7 @@ impl Worker<'_> {
             duration_secs: outcome.elapsed_secs,
             ended,
             screenshot: None,
+            score_moved,
         };
         self.emit(Event::RoundEnded { record });
         match &outcome.error {

@@ -24,7 +24,7 @@ use crate::board::{Board, tile_name};
 use crate::dict::Trie;
 use crate::gesture::GestureError;
 use crate::phone::{Phone, PhoneError};
-use crate::profile::{Profile, ProfileError, Route};
+use crate::profile::{Profile, ProfileError, Route, ScoreBox};
 use crate::score::{Bonuses, Rules};
 use crate::solve::{Order, Solver};
 use crate::vision::glyph::{Classifier, TemplateError, templates};
@@ -212,7 +212,7 @@ pub fn plan_words(
 }
 
 /// How a round is entered.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct EnterOptions {
     /// The route instead of the profile's.
     pub route: Option<Route>,
@@ -220,6 +220,10 @@ pub struct EnterOptions {
     pub time_left: Option<Duration>,
     /// A stop lets the word being drawn finish instead of lifting the finger mid-word.
     pub finish_word_on_stop: bool,
+    /// The screen the board was read on. With a profile that knows the score's box, the
+    /// score is looked at again after the first words, to see that the game takes them
+    /// (without this screen, one is taken as the first words go in).
+    pub score_before: Option<std::sync::Arc<RgbaImage>>,
 }
 
 /// What `enter` did.
@@ -228,6 +232,54 @@ pub struct Played {
     pub outcome: RoundOutcome,
     /// When the first touch reached the phone.
     pub first_touch: Option<std::time::Instant>,
+    /// The score looked at after the first words, when it was.
+    pub score: Option<ScoreCheck>,
+}
+
+/// The game's score, looked at after the round's first words.
+#[derive(Clone, Debug)]
+pub struct ScoreCheck {
+    /// Whether the score's box changed since the board was read. A still score means the
+    /// game took none of the words the bot entered (a profile that misses the tiles, a
+    /// dialog over the game): what the bot counts as entered is then not what was scored.
+    pub moved: bool,
+    /// Words acknowledged when it was looked at.
+    pub after_words: usize,
+    /// The screen it was looked at on.
+    pub screenshot: RgbaImage,
+}
+
+/// Words acknowledged before the score is looked at: by then the game has counted some.
+pub const SCORE_AFTER_WORDS: usize = 3;
+/// Time for the game to draw its new score after the last of those words (a few frames).
+const SCORE_SETTLE: Duration = Duration::from_millis(300);
+/// A channel difference that counts a pixel as changed (JPEG noise and dithering stay below).
+const SCORE_PIXEL_DIFF: u8 = 48;
+/// Share of the box's pixels that must change for the score to have moved: one digit of a
+/// score is several percent of its box; a blinking cursor or noise is less.
+const SCORE_MOVED_SHARE: f64 = 0.01;
+
+/// Whether the pixels in `area` differ enough between `before` and `after`.
+pub fn score_moved(before: &RgbaImage, after: &RgbaImage, area: ScoreBox) -> bool {
+    if before.dimensions() != after.dimensions() {
+        return true;
+    }
+    let (w, h) = before.dimensions();
+    let clamp = |v: f32, max: u32| (v.max(0.0) as u32).min(max);
+    let (x0, x1) = (clamp(area.x0, w), clamp(area.x1, w));
+    let (y0, y1) = (clamp(area.y0, h), clamp(area.y1, h));
+    let total = u64::from(x1.saturating_sub(x0)) * u64::from(y1.saturating_sub(y0));
+    if total == 0 {
+        return true;
+    }
+    let changed = (y0..y1)
+        .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let (a, b) = (before.get_pixel(x, y).0, after.get_pixel(x, y).0);
+            (0..3).any(|c| a[c].abs_diff(b[c]) > SCORE_PIXEL_DIFF)
+        })
+        .count();
+    changed as f64 / total as f64 > SCORE_MOVED_SHARE
 }
 
 /// Enters `words` on `phone` by the profile's route (or `opts.route`), tapping Freeze on
@@ -253,15 +305,49 @@ pub async fn enter(
         settings.round = left;
     }
     settings.finish_word_on_stop = opts.finish_word_on_stop;
-    let outcome = play_round(&mut injector, profile, &settings, words, stop, &mut |p| {
-        on(Event::Progress(p))
-    })
-    .await;
+    let (entered_tx, mut entered) = watch::channel(0usize);
+    let round = async {
+        let tx = entered_tx;
+        let outcome = play_round(&mut injector, profile, &settings, words, stop, &mut |p| {
+            let _ = tx.send(p.entered);
+            on(Event::Progress(p))
+        })
+        .await;
+        // A round over before its first words leaves the score unlooked at.
+        drop(tx);
+        outcome
+    };
+    let check = async {
+        let area = profile.score()?;
+        // Without the screen the board was read on, one is taken as the first words go in
+        // (alongside them, so the first touch waits for nothing), and the words counted
+        // from there.
+        let (before, from) = match &opts.score_before {
+            Some(img) => (img.clone(), 0),
+            None => {
+                let img = phone.screenshot().await.ok()?;
+                (std::sync::Arc::new(img), *entered.borrow())
+            }
+        };
+        let after_words = *entered
+            .wait_for(|n| *n >= from + SCORE_AFTER_WORDS)
+            .await
+            .ok()?;
+        tokio::time::sleep(SCORE_SETTLE).await;
+        let screenshot = phone.screenshot().await.ok()?;
+        Some(ScoreCheck {
+            moved: score_moved(&before, &screenshot, area),
+            after_words,
+            screenshot,
+        })
+    };
+    let (outcome, score) = tokio::join!(round, check);
     let first_touch = injector.first_touch().map(|t| t.into_std());
     injector.finish().await;
     Ok(Played {
         outcome: outcome?,
         first_touch,
+        score,
     })
 }
 
@@ -315,4 +401,48 @@ pub fn unsure_text(reading: &Reading) -> String {
         )),
     }
     parts.join("; ")
+}
+
+#[cfg(test)]
+mod score_tests {
+    use super::*;
+
+    #[test]
+    fn the_score_moved_when_its_digits_changed_not_for_noise() {
+        let area = ScoreBox {
+            x0: 10.0,
+            y0: 10.0,
+            x1: 110.0,
+            y1: 50.0,
+        };
+        let before = RgbaImage::from_pixel(200, 100, image::Rgba([20, 40, 90, 255]));
+        // A new digit: a white block of 12x20 pixels in the box (6% of it).
+        let mut digit = before.clone();
+        for y in 20..40 {
+            for x in 60..72 {
+                digit.put_pixel(x, y, image::Rgba([255, 255, 255, 255]));
+            }
+        }
+        // Noise everywhere: each channel off by up to 30.
+        let mut noise = before.clone();
+        for (i, p) in noise.pixels_mut().enumerate() {
+            p.0[0] = p.0[0].saturating_add((i % 31) as u8);
+        }
+        // A change outside the box.
+        let mut outside = before.clone();
+        for y in 60..100 {
+            for x in 0..200 {
+                outside.put_pixel(x, y, image::Rgba([255, 0, 0, 255]));
+            }
+        }
+        let cases = [
+            (&before, false),
+            (&digit, true),
+            (&noise, false),
+            (&outside, false),
+        ];
+        for (after, moved) in cases {
+            assert_eq!(score_moved(&before, after, area), moved);
+        }
+    }
 }

@@ -561,6 +561,10 @@ impl Game {
         if stroke.seen.len() < MAX_SAMPLES_KEPT {
             stroke.seen.push(sample);
         }
+        // A system dialog is modal: what it covers gets no touch.
+        if self.dialog_shows() {
+            return;
+        }
         if let Some(cell) = self.layout.hit(sample.x, sample.y)
             && stroke.tiles.last() != Some(&cell)
         {
@@ -959,6 +963,7 @@ mod tests {
         assert!(g.view(Duration::from_secs(1), false).dialog);
         swipe(&mut g, Duration::from_secs(2), FRAME, &[0, 1, 2]);
         assert_eq!(g.violations().len(), 1);
+        assert!(last(&g).tiles.is_empty() && !last(&g).accepted);
         // Round 2, at 13 s, is the game's own again.
         assert!(!g.view(Duration::from_secs(14), false).dialog);
         swipe(&mut g, Duration::from_secs(14), FRAME, &[0, 1, 2]);
