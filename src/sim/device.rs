@@ -174,8 +174,16 @@ impl Device {
             Ok(t) => t,
             Err(e) => return tracing::warn!("cannot serialise the report: {e}"),
         };
-        let tmp = path.with_extension("json.tmp");
-        let written = std::fs::write(&tmp, text + "\n").and_then(|()| std::fs::rename(&tmp, path));
+        // A regular file (or a new one) is replaced whole; anything else (/dev/null, a pipe,
+        // a terminal) is written to, never renamed over: `--report /dev/null` run as root
+        // once replaced the machine's /dev/null with a file.
+        let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
+        let written = if regular {
+            let tmp = path.with_extension("json.tmp");
+            std::fs::write(&tmp, text + "\n").and_then(|()| std::fs::rename(&tmp, path))
+        } else {
+            std::fs::write(path, text + "\n")
+        };
         if let Err(e) = written {
             tracing::warn!("cannot write the report to {}: {e}", path.display());
         }
@@ -360,6 +368,38 @@ mod tests {
     use crate::sim::touchscreen::{
         ABS_MT_POSITION_X, ABS_MT_POSITION_Y, ABS_MT_TRACKING_ID, EV_ABS, EV_SYN, SYN_REPORT,
     };
+
+    #[test]
+    fn a_report_to_something_not_a_file_is_written_to_not_renamed_over() {
+        use std::io::Read;
+        use std::os::unix::fs::FileTypeExt;
+        // A named pipe stands for /dev/null and its kind, which a test must not risk.
+        let dir = std::env::temp_dir().join(format!("scramblebot-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("report");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("note: no mkfifo here; skipped");
+            return;
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = std::fs::File::open(&fifo).and_then(|mut f| f.read_to_string(&mut text));
+                text
+            })
+        };
+        let device = Device::new(SimConfig {
+            report: Some(fifo.clone()),
+            ..SimConfig::default()
+        });
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert!(reader.join().unwrap().contains("\"board\""));
+        drop(device);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn raw_writes_to_the_touch_node_work_up_to_android_9() {
