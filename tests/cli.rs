@@ -717,14 +717,13 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         assert!(server.adb(&["disconnect", &addr]).status.success());
     }
     // From a file; a screen that is not a round; bad names and points.
-    let lobby = common::start_with(SimConfig {
-        model: Model::Nexus7,
-        game: GameConfig {
+    let lobby = common::start_game(
+        Model::Nexus7,
+        GameConfig {
             lobby: true,
             ..GameConfig::default()
         },
-        report: None,
-    });
+    );
     let round = common::start(Model::Nexus7);
     let shot = dir.join("round.jpg");
     image::DynamicImage::ImageRgba8((*round.device().screenshot()).clone())
@@ -917,21 +916,20 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
 
 #[test]
 fn calibrate_tap_advance_takes_play_next_from_a_tap_once_the_round_is_over() {
+    use scramblebot::sim::Model;
     use scramblebot::sim::game::{GameConfig, Screen};
-    use scramblebot::sim::{Model, SimConfig};
     let Some(server) = common::AdbServer::start() else {
         return;
     };
     let dir = fresh_dir("tap-next");
     // Calibrated during a short round; the person waits for the results, then taps Next.
-    let phone = common::start_with(SimConfig {
-        model: Model::Nexus7,
-        game: GameConfig {
+    let phone = common::start_game(
+        Model::Nexus7,
+        GameConfig {
             round: std::time::Duration::from_secs(4),
             ..GameConfig::default()
         },
-        report: None,
-    });
+    );
     let addr = phone.addr().to_string();
     let play = phone.device().layout().play;
     let at = (
@@ -1843,19 +1841,18 @@ fn practice_ends_early_on_esc_and_ctrl_c_restores_the_terminal() {
 
 #[test]
 fn practice_takes_its_board_and_bonuses_from_a_screenshot() {
+    use scramblebot::sim::Model;
     use scramblebot::sim::game::GameConfig;
-    use scramblebot::sim::{Model, SimConfig};
     // Round 2 of a match: the board with its DL/DW tiles, as a phone shows it.
-    let sim = common::start_with(SimConfig {
-        model: Model::Nexus7,
-        game: GameConfig {
+    let sim = common::start_game(
+        Model::Nexus7,
+        GameConfig {
             // Round 2 is on from 1.7 s to 3.2 s: time to take its screenshot.
             round: std::time::Duration::from_millis(1500),
             auto_advance: Some(std::time::Duration::from_millis(200)),
             ..GameConfig::default()
         },
-        report: None,
-    });
+    );
     let started = std::time::Instant::now();
     while sim.device().report().round < 2 {
         assert!(started.elapsed().as_secs() < 10, "round 2 never came");
@@ -1931,17 +1928,16 @@ fn logs_are_plain_text_when_stderr_is_not_a_terminal() {
 
 #[test]
 fn read_says_which_tiles_show_no_letter() {
+    use scramblebot::sim::Model;
     use scramblebot::sim::game::GameConfig;
-    use scramblebot::sim::{Model, SimConfig};
     // Android's "isn't responding" dialog over the grid: the covered tiles show no letter.
-    let sim = common::start_with(SimConfig {
-        model: Model::Nexus7,
-        game: GameConfig {
+    let sim = common::start_game(
+        Model::Nexus7,
+        GameConfig {
             dialog_round: Some(1),
             ..GameConfig::default()
         },
-        report: None,
-    });
+    );
     let dir = fresh_dir("read-dialog");
     let png = dir.join("dialog.png");
     sim.device().screenshot().save(&png).unwrap();
@@ -2080,8 +2076,8 @@ fn a_game_without_lifelines_calibrates_without_freeze_and_plays() {
 
 #[test]
 fn play_warns_loudly_when_the_games_score_does_not_move() {
+    use scramblebot::sim::Model;
     use scramblebot::sim::game::GameConfig;
-    use scramblebot::sim::{Model, SimConfig};
     let Some(server) = common::AdbServer::start() else {
         return;
     };
@@ -2096,14 +2092,13 @@ fn play_warns_loudly_when_the_games_score_does_not_move() {
         + "\n[score]\nbox = [520, 95, 790, 170]\n";
     std::fs::write(&profile, scored).unwrap();
     let run = |dialog: Option<u32>| {
-        let phone = common::start_with(SimConfig {
-            model: Model::Nexus7,
-            game: GameConfig {
+        let phone = common::start_game(
+            Model::Nexus7,
+            GameConfig {
                 dialog_round: dialog,
                 ..GameConfig::default()
             },
-            report: None,
-        });
+        );
         let board = phone.device().game().board().to_string();
         let addr = phone.addr().to_string();
         let out = through_server(&server, &dir, "play")

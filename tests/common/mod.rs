@@ -20,6 +20,15 @@ pub fn start(model: Model) -> Sim {
     start_with(config)
 }
 
+/// A phone of `model` playing `game`, without a report file.
+pub fn start_game(model: Model, game: scramblebot::sim::game::GameConfig) -> Sim {
+    start_with(SimConfig {
+        model,
+        game,
+        report: None,
+    })
+}
+
 pub fn start_with(config: SimConfig) -> Sim {
     Sim::start("127.0.0.1:0".parse().unwrap(), config).expect("the sim listens")
 }
