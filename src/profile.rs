@@ -416,8 +416,12 @@ impl ProfileBuilder {
         self.check_grid()?;
         self.check_buttons()?;
         self.check_input_and_rules()?;
-        if self.name.is_empty() {
-            return refuse(Part::Name, "the name is empty".into(), "");
+        if !Profile::valid_name(&self.name) {
+            return refuse(
+                Part::Name,
+                format!("the name {:?} is not a device name", self.name),
+                "letters, digits, - and _ (it names the file and `--device NAME`)",
+            );
         }
         if let Some(b) = self.score
             && !(b.x0 < b.x1
@@ -774,6 +778,12 @@ fn toml_number(v: &toml::Value) -> Option<f64> {
     }
 }
 
+/// `text` as a TOML string, quoted and escaped as TOML wants (Rust's `{:?}` writes escapes
+/// like `\u{f1f1}` that TOML refuses).
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_owned()).to_string()
+}
+
 /// A length or coordinate in pixels, as f32, when it is a finite number from 0 to the widest
 /// screen; what to say otherwise.
 fn pixels(what: &str, v: f64) -> Result<f32, String> {
@@ -1108,7 +1118,7 @@ impl Profile {
         for line in header.lines() {
             out += &format!("# {line}\n");
         }
-        out += &format!("name = {:?}\n\n", self.name);
+        out += &format!("name = {}\n\n", toml_string(&self.name));
         out += &format!(
             "[screen]\nwidth = {}\nheight = {}\n\n",
             self.width, self.height
@@ -1130,8 +1140,8 @@ impl Profile {
         }
         let i = &self.input;
         out += &format!(
-            "[input]\nroute = {:?}\nsample_ms = {}\nbetween = {}\nword_pause_ms = {}\n\n",
-            i.route.name(),
+            "[input]\nroute = {}\nsample_ms = {}\nbetween = {}\nword_pause_ms = {}\n\n",
+            toml_string(i.route.name()),
             i.sample_ms,
             i.between,
             i.word_pause_ms
@@ -1158,9 +1168,9 @@ impl Profile {
         }
         if let Some(g) = &self.glyphs {
             out += &format!(
-                "\n[glyphs]            # templates learned by `calibrate --board`\nfile = {:?}\nboard = {:?}\n",
-                g.file,
-                g.board.to_string()
+                "\n[glyphs]            # templates learned by `calibrate --board`\nfile = {}\nboard = {}\n",
+                toml_string(&g.file),
+                toml_string(&g.board.to_string())
             );
         }
         out
@@ -1441,6 +1451,20 @@ freeze_every_secs = 30
             assert!(e.message.contains(message), "{to}: {e}");
             assert!(e.to_string().starts_with("devices/test.toml:"), "{e}");
         }
+    }
+
+    #[test]
+    fn strings_are_written_as_toml_escapes_them() {
+        // Found by fuzzing: `{:?}` wrote "\u{f1f1}", which TOML refuses.
+        let text = GOOD.to_owned()
+            + "[glyphs]\nfile = \"gl\\uf1f1yphs \\\"q\\\".png\"\nboard = \"RBEN/STLA/EOUO/NCAQu\"\n";
+        let p = Profile::from_toml_str(&text, "t").unwrap();
+        assert_eq!(p.glyphs().unwrap().file, "gl\u{f1f1}yphs \"q\".png");
+        assert_eq!(Profile::from_toml_str(&p.to_toml("x"), "again").unwrap(), p);
+        // And a name is a device name, or refused.
+        let odd = GOOD.replace("name = \"test\"", "name = \"a b\"");
+        let e = Profile::from_toml_str(&odd, "t").unwrap_err();
+        assert!(e.message.contains("not a device name"), "{e}");
     }
 
     #[test]
