@@ -394,6 +394,11 @@ impl ProfileBuilder {
             self.buttons.insert(0, freeze);
         }
         self.input.between = self.input.between.min(MAX_BETWEEN);
+        // Without buttons a radius means nothing (and is not written out): one profile, one
+        // form. Found by fuzzing: `[buttons]` holding only a radius did not round-trip.
+        if self.buttons.is_empty() {
+            self.button_radius = 0.0;
+        }
         Ok(Profile {
             centres: self.centres.try_into().expect("checked: 16 centres"),
             name: self.name,
