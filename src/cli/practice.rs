@@ -17,7 +17,7 @@ use scramblebot::board::{Board, tile_name};
 use scramblebot::daemon::{self, history};
 use scramblebot::practice::{Practice, PracticeRecord, Summary, Verdict, Word};
 use scramblebot::sample::{Rng, roll_dice};
-use scramblebot::score::{Bonus, Bonuses, Rules};
+use scramblebot::score::{Bonuses, Rules};
 use scramblebot::vision::read;
 use serde::Serialize;
 
@@ -402,7 +402,11 @@ fn board_widget(practice: &Practice, path: &[[usize; 2]]) -> Paragraph<'static> 
                 Some(_) => Style::new().fg(Color::Black).bg(Color::Yellow),
                 None => Style::new(),
             };
-            let badge = practice.bonuses().at(i).map(badge).unwrap_or_default();
+            let badge = practice
+                .bonuses()
+                .at(i)
+                .map(|b| b.to_string())
+                .unwrap_or_default();
             let name = tile_name(board.tiles()[i]);
             let top = format!("╭{badge:─<5}╮");
             let middle = format!("│{name:^5}│");
@@ -417,10 +421,6 @@ fn board_widget(practice: &Practice, path: &[[usize; 2]]) -> Paragraph<'static> 
         lines.extend(rows.into_iter().map(Line::from));
     }
     Paragraph::new(Text::from(lines)).block(Block::bordered().title(" board "))
-}
-
-fn badge(b: Bonus) -> String {
-    b.to_string()
 }
 
 /// "1:05".

@@ -308,10 +308,13 @@ impl Worker<'_> {
             time_left: Some(time_left),
             // SIGTERM finishes the stroke in progress, then lifts the finger.
             finish_word_on_stop: true,
-            // The board was read on the last look: its score is the round's start.
+            // The board was read on the last look: its score is the round's start. Copied
+            // (megabytes) only for a profile that knows where the score is, as the first
+            // touch waits for it.
             score_before: self
                 .last
                 .as_ref()
+                .filter(|_| self.profile.score().is_some())
                 .map(|l| std::sync::Arc::new(l.image.clone())),
         };
         let events = self.events.clone();
