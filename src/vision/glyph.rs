@@ -87,6 +87,44 @@ impl Ink {
     }
 }
 
+/// A glyph box at least this much wider than tall can hold two letters (Q and u joined by the
+/// Q's tail); no single capital in a bold face comes near it but W and M, which a Qu is far from.
+const WIDE_FOR_ONE: f32 = 1.15;
+
+/// The share of a glyph's ink each side of a clear column must hold for them to be two letters.
+const SIDE_SHARE: f32 = 0.12;
+
+impl Ink {
+    /// Whether the ink can be two letters side by side (a Qu tile's Q and u): a column free of
+    /// ink splits it into two substantial parts, or its box is wider than one letter's. A tile
+    /// with one glyph is never Qu, however much its O or G looks like a Q.
+    pub fn maybe_two_letters(&self) -> bool {
+        let Some((x0, y0, x1, y1)) = self.ink_box() else {
+            return false;
+        };
+        let (bw, bh) = ((x1 - x0) as f32, (y1 - y0) as f32);
+        if bw >= bh * WIDE_FOR_ONE {
+            return true;
+        }
+        let columns: Vec<f32> = (x0..x1)
+            .map(|x| (y0..y1).map(|y| self.v[y * self.w + x]).sum())
+            .collect();
+        let total: f32 = columns.iter().sum();
+        let mut left = 0.0;
+        for (k, &c) in columns.iter().enumerate() {
+            // A clear column: less ink than a tenth of a pixel's worth per row.
+            if c < 0.1 && left >= total * SIDE_SHARE {
+                let right: f32 = columns[k..].iter().sum();
+                if right >= total * SIDE_SHARE {
+                    return true;
+                }
+            }
+            left += c;
+        }
+        false
+    }
+}
+
 /// Counts the regions without ink inside the box that do not reach its edge and hold at
 /// least 1/150 of its area (smaller ones are noise).
 fn holes(ink: &Ink, (x0, y0, x1, y1): (usize, usize, usize, usize)) -> u8 {
@@ -464,10 +502,11 @@ fn built_in_fonts() -> Vec<FontRef<'static>> {
         .collect()
 }
 
-/// The text each tile is drawn as: the capital letter, and for Qu "Qu", "QU" and a bare "Q".
+/// The text each tile is drawn as: the capital letter, and for Qu "Qu" and "QU" (a bare Q is
+/// one glyph, and a tile with one glyph is never read as Qu).
 pub fn spellings(tile: u8) -> Vec<String> {
     if tile == QU {
-        vec!["Qu".into(), "QU".into(), "Q".into()]
+        vec!["Qu".into(), "QU".into()]
     } else {
         vec![((b'A' + tile) as char).to_string()]
     }
@@ -838,5 +877,38 @@ mod tests {
         let f = Features::of(&render(&font, "E", 30.0)).unwrap();
         let v = Classifier::built_in().classify(&f, &[3, 19]).unwrap();
         assert!(v.tile == 3 || v.tile == 19);
+    }
+}
+
+#[cfg(test)]
+mod two_letters {
+    use super::*;
+
+    #[test]
+    fn only_a_qu_can_be_two_letters() {
+        let mut wide = Vec::new();
+        for (f, font) in built_in_fonts().iter().enumerate() {
+            for text in ["Qu", "QU"] {
+                assert!(
+                    render(font, text, 48.0).maybe_two_letters(),
+                    "{text} in font {f}"
+                );
+            }
+            for tile in (0..26u8).filter(|&t| t != QU) {
+                let text = ((b'A' + tile) as char).to_string();
+                if render(font, &text, 48.0).maybe_two_letters() {
+                    wide.push(text);
+                }
+            }
+            // A bare Q, and the round letters an O-like Q is mistaken for, are one letter.
+            for text in ["Q", "O", "G", "C", "D"] {
+                assert!(
+                    !render(font, text, 48.0).maybe_two_letters(),
+                    "{text} in font {f}"
+                );
+            }
+        }
+        // W is as wide as a Qu in every face (the classifier tells them apart); nothing else.
+        assert!(wide.iter().all(|t| t == "W" || t == "M"), "{wide:?}");
     }
 }

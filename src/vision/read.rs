@@ -15,7 +15,7 @@
 
 use image::RgbaImage;
 
-use super::glyph::{Classifier, Features, Ink, Verdict};
+use super::glyph::{Classifier, Features, Ink, QU, Verdict};
 use super::grid::Grid;
 use super::regions::{Region, Touch, label};
 use crate::score::Bonus;
@@ -1043,6 +1043,17 @@ pub fn read_on(
     Ok(Reading { grid, tiles })
 }
 
+/// Every tile but Qu.
+const NOT_QU: [u8; 25] = {
+    let mut out = [0u8; 25];
+    let mut k = 0;
+    while k < 25 {
+        out[k] = if (k as u8) < QU { k as u8 } else { k as u8 + 1 };
+        k += 1;
+    }
+    out
+};
+
 /// Reads one tile: its glyph's face lightness, and what is on it.
 fn read_tile(
     img: &RgbaImage,
@@ -1056,7 +1067,15 @@ fn read_tile(
         .as_ref()
         .and_then(|ink| Features::partly_hidden(ink, glyph.hidden.as_deref()));
     let in_sight = features.as_ref().map_or(1.0, Features::share_in_sight);
-    let verdict = features.and_then(|f| classifier.classify(&f, &[]));
+    // Qu only where two letters can be: an O read as Qu is a word list of wrong words. Under a
+    // veil, part of the u may be hidden: any tile then.
+    let one_letter = glyph.hidden.is_none()
+        && glyph
+            .ink
+            .as_ref()
+            .is_some_and(|ink| !ink.maybe_two_letters());
+    let allowed: &[u8] = if one_letter { &NOT_QU } else { &[] };
+    let verdict = features.and_then(|f| classifier.classify(&f, allowed));
     let Verdict {
         tile: letter,
         confidence,
