@@ -572,6 +572,14 @@ impl ProfileBuilder {
         }
         let half = self.tile / 2.0;
         for (k, (name, p)) in self.buttons.iter().enumerate() {
+            // Found by fuzzing: a button named '' was taken, and written out as a bare `=`.
+            if !Profile::valid_name(name) {
+                return refuse(
+                    Part::Button(k),
+                    format!("button name {name:?} is not a name"),
+                    "letters, digits, - and _ (freeze, inspire, scramble)",
+                );
+            }
             if !self.on_screen(*p, radius) {
                 return refuse(
                     Part::Button(k),
