@@ -79,6 +79,20 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             .transpose()?,
         dialog_round: args.dialog_round,
     };
+    // The stop signals are caught before any phone listens: a SIGTERM sent as soon as a
+    // phone answers (a test, a supervisor) writes the reports and exits 0 even on a machine
+    // so busy that this thread has not gone further yet.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (mut term, mut interrupt) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        let _inside = runtime.enter();
+        (
+            signal(SignalKind::terminate())?,
+            signal(SignalKind::interrupt())?,
+        )
+    };
     let start = Model::ALL.iter().position(|&m| m == first).unwrap_or(0);
     let mut sims = Vec::new();
     for i in 0..args.phones as usize {
@@ -131,16 +145,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
     std::thread::Builder::new()
         .name("finger".into())
         .spawn(move || finger(&device))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
     runtime.block_on(async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
         tokio::select! {
-            r = tokio::signal::ctrl_c() => r,
-            _ = term.recv() => Ok(()),
+            _ = interrupt.recv() => {}
+            _ = term.recv() => {}
         }
-    })?;
+    });
     for sim in &sims {
         sim.device().write_report();
         let report = sim.device().report();
