@@ -526,3 +526,46 @@ fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() 
     assert_eq!(&rounds[1].board, second);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_score_that_does_not_move_is_warned_of_with_the_screen_saved() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-score", ROUND_SECS);
+    // The profile's score box is put on a corner of the screen that nothing ever changes, as
+    // a box that misses the game's score (or a game that takes no word) leaves it.
+    let path = dir.join("devices/nexus7.toml");
+    let profile =
+        std::fs::read_to_string(&path).unwrap() + "\n[score]\nbox = [300, 1030, 500, 1080]\n";
+    std::fs::write(&path, profile).unwrap();
+    let phone = lobby_phone(Model::Nexus7, 31, ROUND_SECS, 2);
+    let history = dir.join("history.jsonl");
+    let args: Vec<String> = [
+        "--rounds",
+        "1",
+        "--history",
+        history.to_str().unwrap(),
+        "--connect",
+        &phone.addr().to_string(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let stdout = finished(spawn_daemon(&server, &dir, &args));
+    let still: Vec<serde_json::Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["event"] == "score_still")
+        .collect();
+    assert_eq!(still.len(), 1, "{stdout}");
+    assert_eq!(still[0]["after_words"], 3, "{stdout}");
+    let shot = still[0]["screenshot"].as_str().expect("a screenshot");
+    assert!(Path::new(shot).is_file(), "{shot}");
+    let (rounds, _) = history::read(&history).unwrap();
+    assert_eq!(rounds.len(), 1, "{rounds:?}");
+    assert_eq!(rounds[0].score_moved, Some(false));
+    // The warning does not stop the round: the words went in (the game took them; only the
+    // box was wrong).
+    played_cleanly(&phone, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -167,7 +167,8 @@ impl Worker<'_> {
                         }
                     } else {
                         memory.interrupted = None;
-                        self.play(&board, before.unwrap_or(started), memory).await?;
+                        let shown = before.unwrap_or(started);
+                        self.play(&board, shown, &l.image, memory).await?;
                     }
                     if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
                         return Ok(());
@@ -256,17 +257,30 @@ impl Worker<'_> {
         Ok(())
     }
 
-    /// Plays a new round on `board`, first seen at `seen`.
+    /// Plays a new round on `board`, first seen at `seen` on `screen`.
     async fn play(
         &mut self,
         board: &(Board, Bonuses),
         seen: Instant,
+        screen: &image::RgbaImage,
         memory: &mut Memory,
     ) -> Result<(), PlayError> {
         let words = play::plan_words(self.trie, self.profile, &board.0, &board.1, self.opts.order);
         let clock = Duration::from_secs_f64(self.profile.rules().round_secs);
-        self.enter_round(board, words, seen, clock, Duration::ZERO, memory)
-            .await
+        // The screen the board was read on holds the round's starting score. Copied
+        // (megabytes) only for a profile that knows where the score is, as the first touch
+        // waits for it.
+        let score_before = self
+            .profile
+            .score()
+            .map(|_| std::sync::Arc::new(screen.clone()));
+        let round = Round {
+            seen,
+            clock,
+            added: Duration::ZERO,
+            score_before,
+        };
+        self.enter_round(board, words, round, memory).await
     }
 
     /// Goes on with a round cut short by the phone going away.
@@ -277,22 +291,31 @@ impl Worker<'_> {
             words_left: i.left.len(),
         });
         let board = (i.board, i.bonuses);
-        self.enter_round(&board, i.left, i.seen, i.clock, i.added, memory)
-            .await
+        // No screen of the round's start: the score is taken as the first words go in.
+        let round = Round {
+            seen: i.seen,
+            clock: i.clock,
+            added: i.added,
+            score_before: None,
+        };
+        self.enter_round(&board, i.left, round, memory).await
     }
 
-    /// Enters `words` on `board` with the clock at `clock` (plus `added` by Freezes) when the
-    /// board was first seen at `seen`; records the round, or what is left of it when the phone
-    /// goes.
+    /// Enters `words` on `board` in `round`; records the round, or what is left of it when
+    /// the phone goes.
     async fn enter_round(
         &mut self,
         board: &(Board, Bonuses),
         words: Vec<PlannedWord>,
-        seen: Instant,
-        clock: Duration,
-        added: Duration,
+        round: Round,
         memory: &mut Memory,
     ) -> Result<(), PlayError> {
+        let Round {
+            seen,
+            clock,
+            added,
+            score_before,
+        } = round;
         let serial = self.serial();
         let bonus_text = (!board.1.is_empty()).then(|| board.1.text(&board.0));
         self.emit(Event::RoundStarted {
@@ -308,14 +331,7 @@ impl Worker<'_> {
             time_left: Some(time_left),
             // SIGTERM finishes the stroke in progress, then lifts the finger.
             finish_word_on_stop: true,
-            // The board was read on the last look: its score is the round's start. Copied
-            // (megabytes) only for a profile that knows where the score is, as the first
-            // touch waits for it.
-            score_before: self
-                .last
-                .as_ref()
-                .filter(|_| self.profile.score().is_some())
-                .map(|l| std::sync::Arc::new(l.image.clone())),
+            score_before,
         };
         let events = self.events.clone();
         let on = &mut |e: play::Event| {
@@ -435,6 +451,15 @@ impl Worker<'_> {
             }
         }
     }
+}
+
+/// A round's clock as the worker enters it: the board first seen at `seen`, the round's
+/// `clock` plus `added` by Freezes, and the screen of its start when the score is checked.
+struct Round {
+    seen: Instant,
+    clock: Duration,
+    added: Duration,
+    score_before: Option<std::sync::Arc<image::RgbaImage>>,
 }
 
 /// Seconds since the Unix epoch.
