@@ -114,13 +114,61 @@ pub struct Profile {
     source: Option<PathBuf>,
 }
 
-/// Where a profile keeps its glyph templates: a strip of the 16 tiles' glyphs (a PNG beside
-/// the profile), and the board they spell.
+/// Where a profile keeps its glyph templates: a strip of glyph cells side by side (a PNG
+/// beside the profile), and the tile each cell shows, in order. Calibration starts it with a
+/// board's 16 tiles; every board a person confirms adds the glyphs of letters it has few of.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Glyphs {
     /// The PNG, relative to the profile's directory.
     pub file: String,
-    pub board: crate::board::Board,
+    /// The tile of each cell (0-25, 16 for Qu).
+    pub tiles: Vec<u8>,
+}
+
+/// The most glyph cells a profile's strip may hold (a few of each letter).
+pub const MAX_GLYPHS: usize = 26 * 4;
+
+impl Glyphs {
+    /// The cells' tiles as the profile writes them: "R B E N Qu".
+    pub fn letters(&self) -> String {
+        let names: Vec<&str> = self
+            .tiles
+            .iter()
+            .map(|&t| crate::board::tile_name(t))
+            .collect();
+        names.join(" ")
+    }
+
+    /// The letters learned, each once, alphabetically: "ABENQuR".
+    pub fn learned(&self) -> String {
+        let mut tiles = self.tiles.clone();
+        tiles.sort_unstable();
+        tiles.dedup();
+        tiles.iter().map(|&t| crate::board::tile_name(t)).collect()
+    }
+
+    /// Tiles from "R B E N Qu" (any case), or `None` when a word is not a tile's name.
+    fn parse_letters(text: &str) -> Option<Vec<u8>> {
+        text.split_whitespace()
+            .map(|w| match w.to_ascii_lowercase().as_str() {
+                "qu" => Some(16),
+                l if l.len() == 1 && l.as_bytes()[0].is_ascii_lowercase() && l != "q" => {
+                    Some(l.as_bytes()[0] - b'a')
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The `[glyphs]` table of a profile file, the letters learned in a comment for people.
+pub fn glyphs_table(g: &Glyphs) -> String {
+    format!(
+        "\n[glyphs]            # templates learned from boards a person confirmed\n# letters learned: {}\nfile = {}\nletters = {}\n",
+        g.learned(),
+        toml_string(&g.file),
+        toml_string(&g.letters())
+    )
 }
 
 /// Why a profile was refused: where, what, and what to do.
@@ -191,7 +239,10 @@ struct RawAdvance {
 #[serde(deny_unknown_fields)]
 struct RawGlyphs {
     file: String,
-    board: String,
+    /// The cells' tiles, space-separated ("R B E N Qu").
+    letters: Option<String>,
+    /// The older form: 16 cells that spell a board.
+    board: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -453,11 +504,14 @@ impl ProfileBuilder {
             );
         }
         if let Some(g) = &self.glyphs {
-            if g.board.side() != SIDE {
+            if g.tiles.is_empty() || g.tiles.len() > MAX_GLYPHS || g.tiles.iter().any(|&t| t > 25) {
                 return refuse(
                     Part::Glyphs,
-                    format!("glyphs.board {} is not a 4x4 board", g.board),
-                    "the 16 tiles the strip shows, row by row",
+                    format!(
+                        "glyphs.letters holds {} cells: from 1 to {MAX_GLYPHS} letters are kept",
+                        g.tiles.len()
+                    ),
+                    "the letter of each cell of the strip, left to right: letters = \"R B E N Qu\"",
                 );
             }
             let file = g.file.trim();
@@ -917,16 +971,38 @@ impl Profile {
         let glyphs = match &raw.glyphs {
             None => None,
             Some(g) => {
-                let board = crate::board::Board::parse(&g.get_ref().board).map_err(|_| {
-                    err(
-                        Some(g.span()),
-                        format!("glyphs.board {:?} is not a 4x4 board", g.get_ref().board),
-                        "the 16 tiles the strip shows, row by row",
-                    )
-                })?;
+                let raw = g.get_ref();
+                let tiles = match (&raw.letters, &raw.board) {
+                    (Some(letters), None) => Glyphs::parse_letters(letters).ok_or_else(|| {
+                        err(
+                            Some(g.span()),
+                            format!("glyphs.letters {letters:?} holds a word that is not a tile"),
+                            "the letter of each cell, left to right, spaces between: \"R B E N Qu\"",
+                        )
+                    })?,
+                    (None, Some(board)) => crate::board::Board::parse(board)
+                        .ok()
+                        .filter(|b| b.side() == SIDE)
+                        .ok_or_else(|| {
+                            err(
+                                Some(g.span()),
+                                format!("glyphs.board {board:?} is not a 4x4 board"),
+                                "the 16 tiles the strip shows, row by row",
+                            )
+                        })?
+                        .tiles()
+                        .to_vec(),
+                    _ => {
+                        return Err(err(
+                            Some(g.span()),
+                            "[glyphs] needs its cells' letters (and not also a board)".into(),
+                            "letters = \"R B E N Qu\", the letter of each cell, left to right",
+                        ));
+                    }
+                };
                 Some(Glyphs {
-                    file: g.get_ref().file.trim().to_owned(),
-                    board,
+                    file: raw.file.trim().to_owned(),
+                    tiles,
                 })
             }
         };
@@ -1180,11 +1256,7 @@ impl Profile {
             );
         }
         if let Some(g) = &self.glyphs {
-            out += &format!(
-                "\n[glyphs]            # templates learned by `calibrate --board`\nfile = {}\nboard = {}\n",
-                toml_string(&g.file),
-                toml_string(&g.board.to_string())
-            );
+            out += &glyphs_table(g);
         }
         out
     }
@@ -1560,7 +1632,10 @@ freeze_every_secs = 30
         odd.input.route = Route::Monkey;
         odd.glyphs = Some(Glyphs {
             file: "odd.glyphs.png".into(),
-            board: crate::board::Board::parse("LQuRE/SLUS/ATIC/NREN").unwrap(),
+            tiles: crate::board::Board::parse("LQuRE/SLUS/ATIC/NREN")
+                .unwrap()
+                .tiles()
+                .to_vec(),
         });
         odd.advance = Some((540.0, 1770.5));
         let text = odd.to_toml("");

@@ -1288,6 +1288,24 @@ fn read_tells_the_board_on_a_screenshot_and_exits_3_when_there_is_none() {
     // A profile for another screen size is a mistake of the user's.
     let out = scramblebot(&["read", png.to_str().unwrap(), "--device", "nexus7"]);
     fails_with(&out, 2, "is for a 800x1280 screen", "wrong profile");
+    // The same board under a dark overlay (a toast before the round): its letters are read
+    // through it, it is said to be dimmed, and the exit code is 3 (not a board to play).
+    let mut dim = (*sim.device().screenshot()).clone();
+    for p in dim.pixels_mut() {
+        for c in 0..3 {
+            p[c] = (f32::from(p[c]) * 0.4).round() as u8;
+        }
+    }
+    let dimmed = dir.join("dimmed.png");
+    dim.save(&dimmed).unwrap();
+    let out = scramblebot(&["read", dimmed.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["board"], want, "the letters under the overlay");
+    assert_eq!(v["dimmed"], true);
+    let out = scramblebot(&["read", dimmed.to_str().unwrap()]);
+    fails_with(&out, 3, "dimmed under an overlay", "dimmed board");
+    assert!(text(&out.stdout).contains("(dimmed under an overlay: not in play)"));
     // A screen without a board: exit 3.
     let blank = dir.join("blank.png");
     image::RgbaImage::from_pixel(720, 1280, image::Rgba([30, 30, 60, 255]))
@@ -2136,5 +2154,78 @@ fn play_warns_loudly_when_the_games_score_does_not_move() {
         .and_then(|rest| rest.split(')').next())
         .unwrap_or_else(|| panic!("{err}"));
     assert!(std::path::Path::new(saved).is_file(), "{saved}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn read_learn_keeps_a_confirmed_boards_glyphs_in_the_profile() {
+    use scramblebot::sim::Model;
+    let sim = common::start(Model::Nexus7);
+    let board = sim.device().game().board().to_string();
+    let dir = fresh_dir("learn");
+    let shot = dir.join("shot.png");
+    sim.device().screenshot().save(&shot).unwrap();
+    let profile = dir.join("mine.toml");
+    let shipped = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("devices/nexus7.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        &profile,
+        shipped.replace("name = \"nexus7\"", "name = \"mine\""),
+    )
+    .unwrap();
+    let learn = || {
+        scramblebot(&[
+            "read",
+            shot.to_str().unwrap(),
+            "--profile",
+            profile.to_str().unwrap(),
+            "--learn",
+            &board,
+        ])
+    };
+    let out = learn();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("mine: learned "), "{err}");
+    // The profile keeps its own lines and comments, and now its glyphs and letters.
+    let kept = std::fs::read_to_string(&profile).unwrap();
+    assert!(kept.starts_with("# Nexus 7 (2012)"), "{kept}");
+    assert!(kept.contains("\n[glyphs]"), "{kept}");
+    assert!(kept.contains("# letters learned: "), "{kept}");
+    assert!(kept.contains("letters = \""), "{kept}");
+    let strip = image::open(dir.join("mine.glyphs.png")).unwrap();
+    let cells = strip.width() / strip.height();
+    assert!((14..=16).contains(&cells), "{cells} cells");
+    // Each letter is kept twice at most: a second confirmation adds the second glyphs, a
+    // third nothing.
+    let out = learn();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = learn();
+    assert!(
+        text(&out.stderr).contains("no glyph to learn"),
+        "{}",
+        text(&out.stderr)
+    );
+    // And the screen is read with the templates.
+    let out = scramblebot(&[
+        "read",
+        shot.to_str().unwrap(),
+        "--profile",
+        profile.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["board"], board);
+    // Without a profile there is nowhere to keep glyphs.
+    let out = scramblebot(&["read", shot.to_str().unwrap(), "--learn", &board]);
+    fails_with(
+        &out,
+        2,
+        "--learn keeps the glyphs in a profile",
+        "no profile",
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

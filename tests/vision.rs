@@ -227,7 +227,14 @@ fn the_reader_on_typefaces_it_has_no_references_for() {
         );
         return;
     }
-    let r = corpus::measure(&faces, 7, 48, &Classifier::built_in(), |_| {});
+    let r = corpus::measure(
+        corpus::Corpus::Classic,
+        &faces,
+        7,
+        48,
+        &Classifier::built_in(),
+        |_| {},
+    );
     for m in &r.misreads {
         eprintln!("{m}");
     }
@@ -261,4 +268,33 @@ fn the_reader_on_typefaces_it_has_no_references_for() {
         r.bonuses_right,
         r.bonuses
     );
+}
+
+#[test]
+fn the_reader_on_the_held_back_family() {
+    let dir = std::path::Path::new("/usr/share/fonts");
+    let which = corpus::Corpus::HeldBack;
+    let faces = corpus::load_named(dir, which.face_names());
+    if faces.len() < 8 {
+        assert!(
+            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
+            "only {} of the held-back typefaces under {}",
+            faces.len(),
+            dir.display()
+        );
+        eprintln!("note: apt-get install {}; skipping", corpus::FONT_PACKAGES);
+        return;
+    }
+    let r = corpus::measure(which, &faces, 7, 48, &Classifier::built_in(), |_| {});
+    for m in &r.misreads {
+        eprintln!("{m}");
+    }
+    assert_eq!(r.non_boards_refused, r.non_boards, "a non-board was read");
+    assert_eq!(r.boards_wrong_sure, 0, "a wrong board was read as sure");
+    assert_eq!(r.dimmed_held, r.dimmed, "a dimmed board was read as live");
+    assert_eq!(r.bonuses_phantom, 0, "a badge was read where there is none");
+    // Floors under what it reads today (seed 7: 621/624 tiles, 38/39 boards), against
+    // regressions; the figures are `scramblebot bench vision` on 400 screens (README).
+    assert!(r.tile_accuracy() >= 0.98, "{:.4}", r.tile_accuracy());
+    assert!(r.board_accuracy() >= 0.9, "{:.4}", r.board_accuracy());
 }

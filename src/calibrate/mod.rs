@@ -5,6 +5,7 @@
 //! pure; `probe` asks the phone (its screenshot, its touchscreen, the input routes it takes, a
 //! tap on Freeze) and `save` writes the profile with its pictures.
 
+pub mod learn;
 pub mod probe;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +30,10 @@ pub enum CalibrateError {
     Profile(#[from] ProfileError),
     #[error("row {0} col {1}: no glyph to learn on this tile")]
     NoGlyph(usize, usize),
+    #[error(
+        "the board is dimmed under an overlay (tile faces at {0:.0} of 255): calibrate on a screenshot taken once the round is live"
+    )]
+    Dimmed(f32),
 }
 
 /// What one screenshot shows.
@@ -67,6 +72,9 @@ pub fn calibrate(
     let (width, height) = img.dimensions();
     let grid = grid::find(img).ok_or(NotABoard::NoGrid)?;
     let reading = read::read(img, Some(&grid), classifier)?;
+    if reading.dimmed {
+        return Err(CalibrateError::Dimmed(reading.face));
+    }
     let mut found = match freeze {
         Freeze::Without => Vec::new(),
         _ => buttons::find(img, &grid),

@@ -20,6 +20,11 @@ pub struct BenchArgs {
     /// Screens in the vision corpus.
     #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..))]
     pub screens: u64,
+    /// Which vision corpus: the held-back family of the widened corpus (typefaces and tile
+    /// styles the reader was never developed against: the headline), the developed family,
+    /// or the classic corpus of flat tiles.
+    #[arg(long, value_enum, default_value_t = CorpusArg::HeldBack)]
+    pub corpus: CorpusArg,
     /// Where the vision corpus's typefaces are looked for (see `vision/corpus.rs` for the
     /// Debian packages that hold them).
     #[arg(long, value_name = "DIR", default_value = "/usr/share/fonts")]
@@ -50,6 +55,24 @@ pub struct BenchArgs {
     pub json: bool,
     #[command(flatten)]
     pub dict: DictArgs,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum CorpusArg {
+    HeldBack,
+    Developed,
+    Classic,
+}
+
+impl From<CorpusArg> for scramblebot::vision::corpus::Corpus {
+    fn from(c: CorpusArg) -> Self {
+        use scramblebot::vision::corpus::Corpus;
+        match c {
+            CorpusArg::HeldBack => Corpus::HeldBack,
+            CorpusArg::Developed => Corpus::Developed,
+            CorpusArg::Classic => Corpus::Classic,
+        }
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -211,13 +234,16 @@ fn boards_file(path: &std::path::Path) -> anyhow::Result<Vec<scramblebot::Board>
 
 fn vision(args: &BenchArgs) -> anyhow::Result<()> {
     use scramblebot::vision::{corpus, glyph::Classifier};
-    let faces = corpus::load_faces(&args.fonts);
+    let which = corpus::Corpus::from(args.corpus);
+    let faces = corpus::load_named(&args.fonts, which.face_names());
     anyhow::ensure!(
         !faces.is_empty(),
         BadInput(anyhow::anyhow!(
-            "none of the corpus typefaces ({}) under {}; on Debian: apt-get install fonts-liberation2 fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-urw-base35 fonts-freefont-ttf fonts-cantarell fonts-croscore fonts-inter",
-            corpus::UNSEEN_FACES.join(", "),
-            args.fonts.display()
+            "none of the {} corpus's typefaces ({}) under {}; on Debian: apt-get install {}",
+            which.name(),
+            which.face_names().join(", "),
+            args.fonts.display(),
+            corpus::FONT_PACKAGES
         ))
     );
     let seed = args.seed.unwrap_or(1);
@@ -227,7 +253,7 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
     } else {
         indicatif::ProgressBar::new(args.screens)
     };
-    let r = corpus::measure(&faces, seed, args.screens, &classifier, |i| {
+    let r = corpus::measure(which, &faces, seed, args.screens, &classifier, |i| {
         bar.set_position(i)
     });
     bar.finish_and_clear();
@@ -241,7 +267,8 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
     }
     writeln!(
         out,
-        "vision corpus seed {seed}: {} screens in {} typefaces ({})",
+        "vision corpus {} seed {seed}: {} screens in {} typefaces ({})",
+        r.corpus,
         r.screens,
         r.faces.len(),
         r.faces.join(", ")
@@ -271,6 +298,32 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
         r.non_boards,
         r.mean_read_ms,
         r.max_read_ms
+    )?;
+    writeln!(
+        out,
+        "dimmed boards held (not played) {}/{}, their letters read exactly {}",
+        r.dimmed_held, r.dimmed, r.dimmed_exact
+    )?;
+    let mut from = 0.0;
+    let bands: Vec<String> = r
+        .calibration
+        .iter()
+        .map(|b| {
+            let text = format!(
+                "{:.0}-{:.0}%: {}/{} wrong",
+                from * 100.0,
+                b.below.min(1.0) * 100.0,
+                b.wrong,
+                b.tiles
+            );
+            from = b.below;
+            text
+        })
+        .collect();
+    writeln!(
+        out,
+        "calibration (confidence: wrong/tiles): {}",
+        bands.join("; ")
     )?;
     Ok(())
 }

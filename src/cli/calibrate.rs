@@ -160,7 +160,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             ));
             let glyphs = Glyphs {
                 file: format!("{}.glyphs.png", args.name),
-                board: *board,
+                tiles: board.tiles().to_vec(),
             };
             profile = profile
                 .to_builder()

@@ -238,6 +238,20 @@ pub(super) async fn see_or_ask(
         .as_ref()
         .map_or(scramblebot::Bonuses::none(), |r| r.bonuses());
     let board = tokio::task::spawn_blocking(typed_board).await??;
+    // What a person typed for a screen is the game's letters in the game's font: learned, so
+    // they are not asked for again.
+    if look.reading.is_ok() {
+        match profile.source() {
+            Some(_) => match scramblebot::calibrate::learn::learn(profile, &look.image, &board) {
+                Ok(learned) => eprintln!("{}: {}", profile.name(), learned.text()),
+                Err(e) => eprintln!("the letters typed are not learned: {e}"),
+            },
+            None => eprintln!(
+                "the built-in profile {} keeps no glyphs: calibrate one of your own (`scramblebot calibrate --board LETTERS`) for the bot to learn this game's letters",
+                profile.name()
+            ),
+        }
+    }
     Ok(Seen {
         board,
         bonuses,

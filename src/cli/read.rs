@@ -24,6 +24,27 @@ pub struct ReadArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// The board the screenshot shows, as `solve` takes it (a person's word for it, say for a
+    /// screenshot the daemon saved unsure): its glyphs are added to the profile's templates
+    /// (with --device or --profile, a profile file of your own), and the screen is read again
+    /// with them.
+    #[arg(long, value_name = "LETTERS")]
+    pub learn: Option<String>,
+}
+
+/// Adds the glyphs of `letters` (the board the person says `img` shows) to `p`'s templates;
+/// returns the profile as its file now says.
+fn learn_board(
+    p: &scramblebot::profile::Profile,
+    img: &image::RgbaImage,
+    letters: &str,
+) -> anyhow::Result<scramblebot::profile::Profile> {
+    let board = super::game_board(letters)?;
+    let learned = scramblebot::calibrate::learn::learn(p, img, &board)
+        .map_err(|e| BadInput(anyhow::anyhow!("cannot learn {board}: {e}")))?;
+    eprintln!("{}: {}", p.name(), learned.text());
+    let path = p.source().expect("learn needs a file");
+    Ok(scramblebot::profile::Profile::load(path).map_err(super::bad)?)
 }
 
 /// What `read --json` prints for a board.
@@ -32,6 +53,8 @@ struct ReadJson<'a> {
     image: &'a PathBuf,
     board: String,
     sure: bool,
+    /// An overlay covers the board: not in play (the letters may still be read).
+    dimmed: bool,
     tiles: Vec<TileJson>,
     grid: GridJson,
     ms: f64,
@@ -82,6 +105,16 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
         }
         None => None,
     };
+    let profile = match (&args.learn, profile) {
+        (Some(letters), Some(p)) => Some(learn_board(&p, &img, letters)?),
+        (Some(_), None) => {
+            return Err(BadInput(anyhow::anyhow!(
+                "--learn keeps the glyphs in a profile: give it with --device NAME or --profile FILE"
+            ))
+            .into());
+        }
+        (None, p) => p,
+    };
     let classifier = classifier_for(profile.as_ref())?;
     let started = std::time::Instant::now();
     let result = read::read(&img, grid.as_ref(), &classifier);
@@ -108,6 +141,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
             image: &args.image,
             board: board.to_string(),
             sure: reading.sure(),
+            dimmed: reading.dimmed,
             tiles: reading
                 .tiles
                 .iter()
@@ -134,7 +168,12 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
         let g = &reading.grid;
         writeln!(
             out,
-            "board {board}; grid: first centre ({:.0}, {:.0}), pitch {:.1} x {:.1}, tile {:.0} px, {}; read in {ms:.1} ms",
+            "board {board}{}; grid: first centre ({:.0}, {:.0}), pitch {:.1} x {:.1}, tile {:.0} px, {}; read in {ms:.1} ms",
+            if reading.dimmed {
+                " (dimmed under an overlay: not in play)"
+            } else {
+                ""
+            },
             g.centres[0].0,
             g.centres[0].1,
             g.pitch.0,
@@ -148,6 +187,13 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
     }
     if !reading.sure() {
         return Err(NotSure(format!("not sure of {}", unsure_text(&reading))).into());
+    }
+    if reading.dimmed {
+        return Err(NotSure(format!(
+            "the board is dimmed under an overlay (tile faces at {:.0} of 255): not in play",
+            reading.face
+        ))
+        .into());
     }
     Ok(())
 }

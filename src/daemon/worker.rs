@@ -139,6 +139,12 @@ impl Worker<'_> {
                         advanced = Some(Instant::now());
                     }
                 }
+                // A board dimmed under an overlay ("Get ready!"): the round has not started;
+                // it will once the overlay goes. Nothing is tapped meanwhile.
+                (Ok(r), None) if r.dimmed => {
+                    unsure_since = None;
+                    before = Some(started);
+                }
                 (Ok(_), None) => {
                     let since = *unsure_since.get_or_insert(started);
                     if since.elapsed() >= UNSURE_PATIENCE {

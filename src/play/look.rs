@@ -34,9 +34,9 @@ impl Look {
         )
     }
 
-    /// The reading, when it is a board read surely.
+    /// The reading, when it is a board read surely and in play (not dimmed).
     pub fn sure(&self) -> Option<&Reading> {
-        self.reading.as_ref().ok().filter(|r| r.sure())
+        self.reading.as_ref().ok().filter(|r| r.playable())
     }
 }
 
@@ -121,7 +121,7 @@ impl Default for Watch {
 
 /// Looks every `w.every` until a board is read surely, and returns that look; or returns the
 /// last look once a board has been on screen, unsure, for `w.patience`. Screens that are not
-/// boards (a menu, a results screen) are waited out for as long as it takes: the caller stops
+/// boards (a menu, a results screen, a board dimmed under an overlay) are waited out for as long as it takes: the caller stops
 /// the wait by dropping the future. `seen` is called with every look.
 pub async fn watch(
     phone: &Phone,
@@ -138,7 +138,9 @@ pub async fn watch(
         if l.sure().is_some() {
             return Ok(l);
         }
-        if l.reading.is_ok() {
+        // A dimmed board (an overlay before the round) is waited out like any screen that
+        // is not a board: it is the game's to lift, and it does.
+        if l.reading.as_ref().is_ok_and(|r| !r.dimmed) {
             let since = *unsure_since.get_or_insert(started);
             if since.elapsed() >= w.patience {
                 return Ok(l);

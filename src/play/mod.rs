@@ -160,6 +160,10 @@ pub async fn see(
         return Ok(Sight::Sure { seen, look: l });
     }
     let why = match &l.reading {
+        Ok(r) if r.dimmed => format!(
+            "the board is dimmed under an overlay (tile faces at {:.0} of 255): not in play yet",
+            r.face
+        ),
         Ok(r) => format!("not sure of {}", unsure_text(r)),
         Err(e) => e.to_string(),
     };
@@ -185,7 +189,7 @@ pub fn classifier_for(profile: Option<&Profile>) -> Result<Classifier, PlayError
     };
     let learned = image::open(&path)
         .map_err(TemplatesError::from)
-        .and_then(|strip| Ok(templates(&strip.to_luma8(), glyphs.board.tiles())?))
+        .and_then(|strip| Ok(templates(&strip.to_luma8(), &glyphs.tiles)?))
         .map_err(|source| PlayError::Templates {
             profile: p.name().to_owned(),
             path: path.clone(),

@@ -70,6 +70,22 @@ impl Ink {
         top * (1.0 - fy) + bottom * fy
     }
 
+    /// The map resampled (bilinearly) to n x n; itself when it is n x n already.
+    pub fn resized(&self, n: usize) -> Ink {
+        if self.w == n && self.h == n {
+            return self.clone();
+        }
+        let mut out = Ink::new(n, n);
+        let (kx, ky) = (self.w as f32 / n as f32, self.h as f32 / n as f32);
+        for y in 0..n {
+            for x in 0..n {
+                let (sx, sy) = ((x as f32 + 0.5) * kx - 0.5, (y as f32 + 0.5) * ky - 0.5);
+                out.v[y * n + x] = self.at(sx.max(0.0), sy.max(0.0));
+            }
+        }
+        out
+    }
+
     /// The box holding every pixel with at least half ink: (x0, y0, x1, y1), exclusive ends.
     pub fn ink_box(&self) -> Option<(usize, usize, usize, usize)> {
         let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
@@ -423,15 +439,20 @@ pub struct Classifier {
     templates: std::sync::Arc<[Reference]>,
 }
 
-/// A template's distance counts this much: a glyph of the game's own font that matches a
-/// template beats a built-in reference at up to twice the distance.
-const TEMPLATE_WEIGHT: f32 = 0.5;
+/// A template claims a glyph only this near: the same letter in the same font, captured
+/// again (blur, JPEG, a highlight), comes within it. Farther, the glyph is another letter,
+/// and a learned letter of the same font (nearer than any built-in reference of the right
+/// letter, by style) must not claim it: measured, serif letters not learned were read as a
+/// learned one, surely, at 0.49 and more, the learned ones at 0.00 on clean screens.
+const TEMPLATE_CLOSE: f32 = 0.3;
 
 /// Why a profile's glyph templates cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TemplateError {
-    #[error("the glyph strip is {0}x{1}: it must be 16 square cells side by side")]
-    Shape(u32, u32),
+    #[error(
+        "the glyph strip is {0}x{1}: it must be (at least) {2} square cells side by side, one per letter of the profile's glyphs.letters"
+    )]
+    Shape(u32, u32, usize),
     #[error("cell {0} of the glyph strip is empty")]
     Empty(usize),
 }
@@ -453,11 +474,13 @@ pub fn strip(inks: &[Ink]) -> image::GrayImage {
     out
 }
 
-/// Templates from a strip of 16 glyph cells and the tiles they show, in the same order.
+/// Templates from a strip of glyph cells and the tiles they show, in the same order. Cells
+/// past the last tile named are passed over (learning appends cells to the strip before the
+/// profile names them).
 pub fn templates(strip: &image::GrayImage, tiles: &[u8]) -> Result<Vec<Reference>, TemplateError> {
     let (w, h) = strip.dimensions();
-    if h == 0 || w != h * tiles.len() as u32 {
-        return Err(TemplateError::Shape(w, h));
+    if h == 0 || w % h != 0 || w < h * tiles.len() as u32 {
+        return Err(TemplateError::Shape(w, h, tiles.len()));
     }
     let n = h as usize;
     tiles
@@ -625,19 +648,23 @@ impl Classifier {
         let weighted = self
             .references
             .iter()
-            .map(|r| (r, 1.0))
-            .chain(self.templates.iter().map(|t| (t, TEMPLATE_WEIGHT)));
+            .map(|r| (r, false))
+            .chain(self.templates.iter().map(|t| (t, true)));
         // Only the two nearest tiles matter: a reference whose distance cannot come under the
         // second nearest so far (its cheap terms alone reach it) is skipped.
         let mut second = f32::INFINITY;
-        for (r, weight) in weighted {
+        for (r, template) in weighted {
             if !allowed.is_empty() && !allowed.contains(&r.tile) {
                 continue;
             }
-            if glyph.lower_bound(&r.features) * weight >= second {
+            let bound = glyph.lower_bound(&r.features);
+            if bound >= second || (template && bound > TEMPLATE_CLOSE) {
                 continue;
             }
-            let d = glyph.distance(&r.features) * weight;
+            let d = glyph.distance(&r.features);
+            if template && d > TEMPLATE_CLOSE {
+                continue;
+            }
             if d < best[r.tile as usize] {
                 best[r.tile as usize] = d;
                 let (mut a, mut b) = (f32::INFINITY, f32::INFINITY);
@@ -859,11 +886,13 @@ mod tests {
         assert_eq!(read(&taught, "R"), 10);
         assert_eq!(read(&taught, "E"), 4);
         assert_eq!(read(&taught, "O"), 14);
-        // A strip of the wrong shape, or with an empty cell, is refused.
+        // A strip with fewer cells than letters, or with an empty cell, is refused; cells
+        // past the letters named (appended by learning, not yet named) are passed over.
         assert_eq!(
             templates(&strip, &[1, 2, 3]).unwrap_err(),
-            TemplateError::Shape(strip.width(), strip.height())
+            TemplateError::Shape(strip.width(), strip.height(), 3)
         );
+        assert_eq!(templates(&strip, &[10]).unwrap().len(), 1);
         let blank = image::GrayImage::from_pixel(20, 10, image::Luma([255]));
         assert_eq!(
             templates(&blank, &[1, 2]).unwrap_err(),

@@ -10,7 +10,8 @@
 //! tiles merges them): the lattice is fitted from those found, and at least
 //! `MIN_TILES_SEEN` of 16 must agree. When no threshold gives a grid, the search is run again
 //! at half the width on masks whose holes are filled and that are opened by a small square,
-//! which cuts a line joining tiles.
+//! which cuts a line joining tiles. Last, darker thresholds find a board dimmed under an
+//! overlay.
 
 use image::RgbaImage;
 
@@ -20,6 +21,9 @@ use super::regions::{Touch, label};
 const WORK_WIDTH: u32 = 360;
 /// Lightness thresholds tried (0-255 luma).
 const THRESHOLDS: [u8; 7] = [140, 160, 175, 190, 205, 220, 235];
+/// Thresholds tried last, when no other finds a grid: tiles under a dark overlay (a toast
+/// before the round, a dialog), which the reader reports as dimmed.
+const DIM_THRESHOLDS: [u8; 6] = [45, 60, 75, 90, 105, 120];
 /// Half-side of the square that opens the light masks, as a share of the working width: cuts
 /// light bridges up to 6% of the width across (a line, with the narrow gap between two tiles
 /// it crosses, which blur and JPEG lighten), a third of a small tile. 2% left two corpus
@@ -360,6 +364,11 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
                 (b.cx, b.cy, b.w, b.h) = (b.cx * k, b.cy * k, b.w * k, b.h * k);
             }
             consider(&found, &mut best);
+        }
+    }
+    if best.is_none() {
+        for t in DIM_THRESHOLDS {
+            consider(&blobs(&s, t, None, &mut scratch), &mut best);
         }
     }
     let (mut grid, _) = best?;

@@ -85,9 +85,12 @@ pub struct TileRead {
 pub enum NotABoard {
     #[error("no 4x4 grid of tiles on this screen")]
     NoGrid,
-    #[error("the tiles are dimmed (face lightness {0:.0} of 255): an overlay covers the board")]
-    Dimmed(f32),
+    #[error("no tiles where the grid is: dark and without letters (lightness {0:.0} of 255)")]
+    Dark(f32),
 }
+
+/// Tiles with a glyph a dark grid must show to be a board under an overlay.
+const MIN_DIMMED_GLYPHS: usize = 10;
 
 /// A resampled square crop: luma and colour.
 struct Crop {
@@ -966,6 +969,11 @@ pub struct Reading {
     pub grid: Grid,
     /// Row-major.
     pub tiles: Vec<TileRead>,
+    /// The tiles' faces are darker than tiles in play (`MIN_FACE`): an overlay covers the
+    /// board ("Get ready!", a dialog), which is not playable until it goes.
+    pub dimmed: bool,
+    /// The median lightness of the tiles' faces (0-255).
+    pub face: f32,
 }
 
 /// How much of its confidence a glyph under a veil keeps.
@@ -986,9 +994,14 @@ impl TileRead {
 }
 
 impl Reading {
-    /// True when every tile is read with at least `SURE` confidence.
+    /// True when every tile is read with at least `SURE` confidence (dimmed or not).
     pub fn sure(&self) -> bool {
         self.tiles.iter().all(TileRead::sure)
+    }
+
+    /// A board to play now: every tile sure, and not dimmed.
+    pub fn playable(&self) -> bool {
+        self.sure() && !self.dimmed
     }
 
     /// The board read (`Board::from_tiles` of the tiles).
@@ -1039,8 +1052,18 @@ pub fn read_on(
         Some(g) => g.clone(),
         None => super::grid::find(img).ok_or(NotABoard::NoGrid)?,
     };
-    let tiles = read_tiles(img, &grid, classifier, threads)?;
-    Ok(Reading { grid, tiles })
+    let (tiles, face, glyphs) = read_tiles(img, &grid, classifier, threads);
+    // Dark where the tiles should be, and mostly blank: no board (a lobby, a results page
+    // under the grid a profile gives). Dark with letters: a board under an overlay.
+    if face < MIN_FACE && glyphs < MIN_DIMMED_GLYPHS {
+        return Err(NotABoard::Dark(face));
+    }
+    Ok(Reading {
+        grid,
+        tiles,
+        dimmed: face < MIN_FACE,
+        face,
+    })
 }
 
 /// Every tile but Qu.
@@ -1060,7 +1083,7 @@ fn read_tile(
     c: (f32, f32),
     tile: f32,
     classifier: &Classifier,
-) -> (f32, TileRead) {
+) -> (f32, bool, TileRead) {
     let glyph = tile_glyph(img, c, tile);
     let features = glyph
         .ink
@@ -1101,25 +1124,26 @@ fn read_tile(
         runner_up,
         bonus: tile_badge(img, c, tile, classifier),
     };
-    (glyph.face, read)
+    (glyph.face, glyph.ink.is_some(), read)
 }
 
-/// Reads each tile of `grid` on `img`, the tiles shared among `threads` threads (the tiles are
+/// Reads each tile of `grid` on `img` (with the median face lightness and how many tiles show
+/// a glyph), the tiles shared among `threads` threads (the tiles are
 /// independent; the answer does not depend on the split).
 fn read_tiles(
     img: &RgbaImage,
     grid: &Grid,
     classifier: &Classifier,
     threads: usize,
-) -> Result<Vec<TileRead>, NotABoard> {
+) -> (Vec<TileRead>, f32, usize) {
     let per = grid.centres.len().div_ceil(threads.clamp(1, 16));
-    let read_chunk = |chunk: &[(f32, f32)]| -> Vec<(f32, TileRead)> {
+    let read_chunk = |chunk: &[(f32, f32)]| -> Vec<(f32, bool, TileRead)> {
         chunk
             .iter()
             .map(|&c| read_tile(img, c, grid.tile, classifier))
             .collect()
     };
-    let done: Vec<(f32, TileRead)> = if per >= grid.centres.len() {
+    let done: Vec<(f32, bool, TileRead)> = if per >= grid.centres.len() {
         read_chunk(&grid.centres)
     } else {
         std::thread::scope(|scope| {
@@ -1135,13 +1159,10 @@ fn read_tiles(
         })
     };
     let mut faces: Vec<f32> = done.iter().map(|d| d.0).collect();
-    let out: Vec<TileRead> = done.into_iter().map(|d| d.1).collect();
+    let glyphs = done.iter().filter(|d| d.1).count();
+    let out: Vec<TileRead> = done.into_iter().map(|d| d.2).collect();
     faces.sort_by(f32::total_cmp);
-    let median = faces[faces.len() / 2];
-    if median < MIN_FACE {
-        return Err(NotABoard::Dimmed(median));
-    }
-    Ok(out)
+    (out, faces[faces.len() / 2], glyphs)
 }
 
 #[cfg(test)]

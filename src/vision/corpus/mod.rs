@@ -4,6 +4,8 @@
 //! path's translucent line, blur and JPEG; and screens that are not boards (menus, results, a
 //! board under a dimmed overlay, a keyboard).
 
+pub mod wide;
+
 use std::path::{Path, PathBuf};
 
 use ab_glyph::{Font, FontVec, PxScale, ScaleFont};
@@ -35,6 +37,9 @@ pub const UNSEEN_FACES: [&str; 14] = [
     "Inter-Bold",
 ];
 
+/// The Debian packages that hold every corpus's typefaces.
+pub const FONT_PACKAGES: &str = "fonts-liberation2 fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-urw-base35 fonts-freefont-ttf fonts-cantarell fonts-croscore fonts-inter fonts-comfortaa fonts-quicksand fonts-dosis fonts-oxygen fonts-b612 fonts-jura fonts-sil-andika fonts-hack fonts-mplus";
+
 /// A typeface loaded from disk.
 pub struct Face {
     pub name: String,
@@ -43,6 +48,12 @@ pub struct Face {
 
 /// Finds the `UNSEEN_FACES` under `dir` (searched recursively; the first file of each name).
 pub fn load_faces(dir: &Path) -> Vec<Face> {
+    load_named(dir, &UNSEEN_FACES)
+}
+
+/// Finds the faces of these file stems under `dir` (searched recursively; the first file of
+/// each name), in the order named; those not found are left out.
+pub fn load_named(dir: &Path, names: &[&str]) -> Vec<Face> {
     let mut files: Vec<PathBuf> = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -60,7 +71,7 @@ pub fn load_faces(dir: &Path) -> Vec<Face> {
     }
     files.sort();
     let mut out = Vec::new();
-    for name in UNSEEN_FACES {
+    for &name in names {
         let found = files
             .iter()
             .find(|p| p.file_stem().and_then(|s| s.to_str()) == Some(name));
@@ -82,6 +93,8 @@ pub struct Sample {
     pub image: RgbaImage,
     /// The tiles and bonuses, row-major, when the screen shows a board in play.
     pub board: Option<([u8; 16], [Option<Bonus>; 16])>,
+    /// The board is under a dark overlay (a toast before the round): not yet playable.
+    pub dimmed: bool,
     /// What kind of screen this is and how it was drawn, for reports.
     pub description: String,
 }
@@ -143,6 +156,17 @@ fn blend(p: &mut Rgba<u8>, c: Rgba<u8>, a: f32) {
 
 /// Fills a rectangle with rounded corners (antialiased at the corners by 4x4 supersampling).
 pub fn rounded(img: &mut RgbaImage, x0: f32, y0: f32, x1: f32, y1: f32, r: f32, c: Rgba<u8>) {
+    painted(img, (x0, y0, x1, y1), r, |_, _| c);
+}
+
+/// `rounded`, each pixel's colour given by `paint` from its place in the box (0 to 1 across,
+/// 0 to 1 down): gradients and textures.
+fn painted(
+    img: &mut RgbaImage,
+    (x0, y0, x1, y1): (f32, f32, f32, f32),
+    r: f32,
+    paint: impl Fn(f32, f32) -> Rgba<u8>,
+) {
     let (w, h) = (img.width() as i64, img.height() as i64);
     let r = r.min((x1 - x0) / 2.0).min((y1 - y0) / 2.0);
     let inside = |x: f32, y: f32| {
@@ -169,6 +193,7 @@ pub fn rounded(img: &mut RgbaImage, x0: f32, y0: f32, x1: f32, y1: f32, r: f32, 
                 1.0
             };
             if a > 0.0 {
+                let c = paint((fx - x0) / (x1 - x0), (fy - y0) / (y1 - y0));
                 blend(img.get_pixel_mut(x as u32, y as u32), c, a);
             }
         }
@@ -405,16 +430,29 @@ fn draw_board(
             );
         }
     }
-    // A traced path: a solid translucent white line through the highlighted tiles, with round
-    // joints, as games draw it.
+    let at = |i: usize| (x0 + pitch * (i % 4) as f32, y0 + pitch * (i / 4) as f32);
+    path_line(img, rng, at, tile, &highlighted, notes);
+    (tiles, bonuses)
+}
+
+/// Maybe (one time in two, when at least two tiles are highlighted) a traced path: a solid
+/// translucent white line through the `highlighted` tiles' centres (`at`), with round joints,
+/// as games draw it.
+fn path_line(
+    img: &mut RgbaImage,
+    rng: &mut Rng,
+    at: impl Fn(usize) -> (f32, f32),
+    tile: f32,
+    highlighted: &[usize],
+    notes: &mut Vec<String>,
+) {
     if highlighted.len() >= 2 && chance(rng, 0.5) {
         let width = tile * uniform(rng, 0.1, 0.2);
         let alpha = uniform(rng, 0.5, 0.85);
         let mut mark = RgbaImage::new(img.width(), img.height());
         let white = Rgba([255, 255, 255, 255]);
-        let p = |i: usize| (x0 + pitch * (i % 4) as f32, y0 + pitch * (i / 4) as f32);
         for pair in highlighted.windows(2) {
-            let (a, b) = (p(pair[0]), p(pair[1]));
+            let (a, b) = (at(pair[0]), at(pair[1]));
             let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
             if len < 1.0 {
                 continue;
@@ -432,8 +470,8 @@ fn draw_board(
             ];
             draw_polygon_mut(&mut mark, &quad, white);
         }
-        for &i in &highlighted {
-            let (cx, cy) = p(i);
+        for &i in highlighted {
+            let (cx, cy) = at(i);
             let r = (width / 2.0).round() as i32;
             draw_filled_circle_mut(&mut mark, (cx.round() as i32, cy.round() as i32), r, white);
         }
@@ -445,7 +483,6 @@ fn draw_board(
         }
         notes.push("path line".into());
     }
-    (tiles, bonuses)
 }
 
 fn header(img: &mut RgbaImage, rng: &mut Rng, faces: &[Face]) {
@@ -481,6 +518,94 @@ fn header(img: &mut RgbaImage, rng: &mut Rng, faces: &[Face]) {
     );
 }
 
+/// A menu: a title and a column of wide buttons.
+fn menu(img: &mut RgbaImage, rng: &mut Rng, faces: &[Face], notes: &mut Vec<String>) {
+    let (w, h) = img.dimensions();
+    notes.push("menu".into());
+    let font = &faces[rng.below(faces.len())].font;
+    let (wf, hf) = (w as f32, h as f32);
+    text_centred(
+        img,
+        font,
+        &gibberish(rng, 8),
+        wf / 2.0,
+        hf * 0.15,
+        wf * 0.09,
+        Rgba([255, 255, 255, 255]),
+    );
+    let c = colour(rng, 150.0, 250.0);
+    for i in 0..4 {
+        let y = hf * (0.35 + 0.12 * i as f32);
+        rounded(img, wf * 0.15, y, wf * 0.85, y + hf * 0.08, hf * 0.02, c);
+        text_centred(
+            img,
+            font,
+            &gibberish(rng, 6),
+            wf / 2.0,
+            y + hf * 0.04,
+            wf * 0.06,
+            Rgba([20, 20, 20, 255]),
+        );
+    }
+}
+
+/// A results screen: lines of text and one button.
+fn results(img: &mut RgbaImage, rng: &mut Rng, faces: &[Face], notes: &mut Vec<String>) {
+    let (w, h) = img.dimensions();
+    notes.push("results".into());
+    let font = &faces[rng.below(faces.len())].font;
+    let (wf, hf) = (w as f32, h as f32);
+    for i in 0..6 {
+        let y = hf * (0.2 + 0.08 * i as f32);
+        let len = 5 + rng.below(8);
+        text_centred(
+            img,
+            font,
+            &gibberish(rng, len),
+            wf / 2.0,
+            y,
+            wf * 0.06,
+            Rgba([240, 240, 240, 255]),
+        );
+    }
+    let c = colour(rng, 120.0, 220.0);
+    rounded(img, wf * 0.25, hf * 0.8, wf * 0.75, hf * 0.88, hf * 0.02, c);
+}
+
+/// A keyboard: rows of light keys.
+fn keyboard(img: &mut RgbaImage, rng: &mut Rng, faces: &[Face], notes: &mut Vec<String>) {
+    let (w, h) = img.dimensions();
+    notes.push("keyboard".into());
+    let (wf, hf) = (w as f32, h as f32);
+    let font = &faces[rng.below(faces.len())].font;
+    let c = colour(rng, 200.0, 256.0);
+    let key = wf / 10.0;
+    for (row, n) in [10usize, 9, 7].iter().enumerate() {
+        for k in 0..*n {
+            let x = (wf - key * *n as f32) / 2.0 + key * k as f32;
+            let y = hf * 0.65 + key * 1.4 * row as f32;
+            rounded(
+                img,
+                x + key * 0.08,
+                y,
+                x + key * 0.92,
+                y + key * 1.25,
+                key * 0.1,
+                c,
+            );
+            text_centred(
+                img,
+                font,
+                &gibberish(rng, 1),
+                x + key / 2.0,
+                y + key * 0.6,
+                key * 0.5,
+                Rgba([20, 20, 20, 255]),
+            );
+        }
+    }
+}
+
 /// Generates sample `index` of the corpus with `seed`: about one in six is not a board.
 pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
     // Each sample's stream starts from a mixed state, unrelated to its neighbours'.
@@ -491,72 +616,8 @@ pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
     let kind = rng.below(12);
     let mut board = None;
     match kind {
-        0 => {
-            // A menu: a title and a column of wide buttons.
-            notes.push("menu".into());
-            let font = &faces[rng.below(faces.len())].font;
-            let (wf, hf) = (w as f32, h as f32);
-            text_centred(
-                &mut img,
-                font,
-                &gibberish(&mut rng, 8),
-                wf / 2.0,
-                hf * 0.15,
-                wf * 0.09,
-                Rgba([255, 255, 255, 255]),
-            );
-            let c = colour(&mut rng, 150.0, 250.0);
-            for i in 0..4 {
-                let y = hf * (0.35 + 0.12 * i as f32);
-                rounded(
-                    &mut img,
-                    wf * 0.15,
-                    y,
-                    wf * 0.85,
-                    y + hf * 0.08,
-                    hf * 0.02,
-                    c,
-                );
-                text_centred(
-                    &mut img,
-                    font,
-                    &gibberish(&mut rng, 6),
-                    wf / 2.0,
-                    y + hf * 0.04,
-                    wf * 0.06,
-                    Rgba([20, 20, 20, 255]),
-                );
-            }
-        }
-        1 => {
-            // A results screen: lines of text and one button.
-            notes.push("results".into());
-            let font = &faces[rng.below(faces.len())].font;
-            let (wf, hf) = (w as f32, h as f32);
-            for i in 0..6 {
-                let y = hf * (0.2 + 0.08 * i as f32);
-                let len = 5 + rng.below(8);
-                text_centred(
-                    &mut img,
-                    font,
-                    &gibberish(&mut rng, len),
-                    wf / 2.0,
-                    y,
-                    wf * 0.06,
-                    Rgba([240, 240, 240, 255]),
-                );
-            }
-            let c = colour(&mut rng, 120.0, 220.0);
-            rounded(
-                &mut img,
-                wf * 0.25,
-                hf * 0.8,
-                wf * 0.75,
-                hf * 0.88,
-                hf * 0.02,
-                c,
-            );
-        }
+        0 => menu(&mut img, &mut rng, faces, &mut notes),
+        1 => results(&mut img, &mut rng, faces, &mut notes),
         2 => {
             // A board under a dimmed overlay with a dialog on top.
             notes.push("dimmed board".into());
@@ -578,38 +639,7 @@ pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
                 c,
             );
         }
-        3 if chance(&mut rng, 0.5) => {
-            // A keyboard: rows of light keys.
-            notes.push("keyboard".into());
-            let (wf, hf) = (w as f32, h as f32);
-            let font = &faces[rng.below(faces.len())].font;
-            let c = colour(&mut rng, 200.0, 256.0);
-            let key = wf / 10.0;
-            for (row, n) in [10usize, 9, 7].iter().enumerate() {
-                for k in 0..*n {
-                    let x = (wf - key * *n as f32) / 2.0 + key * k as f32;
-                    let y = hf * 0.65 + key * 1.4 * row as f32;
-                    rounded(
-                        &mut img,
-                        x + key * 0.08,
-                        y,
-                        x + key * 0.92,
-                        y + key * 1.25,
-                        key * 0.1,
-                        c,
-                    );
-                    text_centred(
-                        &mut img,
-                        font,
-                        &gibberish(&mut rng, 1),
-                        x + key / 2.0,
-                        y + key * 0.6,
-                        key * 0.5,
-                        Rgba([20, 20, 20, 255]),
-                    );
-                }
-            }
-        }
+        3 if chance(&mut rng, 0.5) => keyboard(&mut img, &mut rng, faces, &mut notes),
         _ => {
             header(&mut img, &mut rng, faces);
             board = Some(draw_board(&mut img, &mut rng, faces, &mut notes));
@@ -627,13 +657,74 @@ pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
     Sample {
         image: img,
         board,
+        dimmed: false,
         description: notes.join(", "),
     }
+}
+
+/// Which corpus of screens to draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Corpus {
+    /// The first corpus: flat tiles in `UNSEEN_FACES` (what the reader was developed on).
+    Classic,
+    /// The widened corpus's family the reader may be developed on.
+    Developed,
+    /// The widened corpus's held-back family: measured only.
+    HeldBack,
+}
+
+impl Corpus {
+    pub const ALL: [Corpus; 3] = [Corpus::Classic, Corpus::Developed, Corpus::HeldBack];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Corpus::Classic => "classic",
+            Corpus::Developed => "developed",
+            Corpus::HeldBack => "held-back",
+        }
+    }
+
+    /// The typefaces it draws in (file stems).
+    pub fn face_names(self) -> &'static [&'static str] {
+        match self.family() {
+            Some(f) => f.faces(),
+            None => &UNSEEN_FACES,
+        }
+    }
+
+    fn family(self) -> Option<wide::Family> {
+        match self {
+            Corpus::Classic => None,
+            Corpus::Developed => Some(wide::Family::Developed),
+            Corpus::HeldBack => Some(wide::Family::HeldBack),
+        }
+    }
+
+    /// Screen `index` of this corpus with `seed`, drawn in `faces` (at least one).
+    pub fn sample(self, faces: &[Face], seed: u64, index: u64) -> Sample {
+        match self.family() {
+            Some(f) => wide::sample(f, faces, seed, index),
+            None => sample(faces, seed, index),
+        }
+    }
+}
+
+/// Upper ends of the confidence bands of the calibration curve.
+pub const BANDS: [f32; 8] = [0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8, 1.01];
+
+/// Tiles read at a confidence in one band, and how many of them were wrong.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Band {
+    /// Confidences from the previous band's end up to this (exclusive).
+    pub below: f32,
+    pub tiles: usize,
+    pub wrong: usize,
 }
 
 /// How the reader did on a corpus.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Report {
+    pub corpus: String,
     pub seed: u64,
     pub faces: Vec<String>,
     pub screens: usize,
@@ -657,6 +748,15 @@ pub struct Report {
     pub non_boards: usize,
     /// Non-boards refused or read unsure (never swiped).
     pub non_boards_refused: usize,
+    /// Boards under a dark overlay (counted apart from `boards`).
+    pub dimmed: usize,
+    /// ... read as dimmed (or refused): not played until the overlay goes.
+    pub dimmed_held: usize,
+    /// ... whose letters were all read right through the overlay.
+    pub dimmed_exact: usize,
+    /// The calibration curve: per confidence band, tiles of live boards and how many of them
+    /// were wrong.
+    pub calibration: Vec<Band>,
     pub mean_read_ms: f64,
     pub max_read_ms: f64,
     /// The first misreads, for people.
@@ -672,9 +772,10 @@ impl Report {
     }
 }
 
-/// Reads `count` samples of the corpus with `seed` and tallies the results; `progress` is
+/// Reads `count` samples of `corpus` with `seed` and tallies the results; `progress` is
 /// called after each screen.
 pub fn measure(
+    corpus: Corpus,
     faces: &[Face],
     seed: u64,
     count: u64,
@@ -682,13 +783,21 @@ pub fn measure(
     mut progress: impl FnMut(u64),
 ) -> Report {
     let mut r = Report {
+        corpus: corpus.name().into(),
         seed,
         faces: faces.iter().map(|f| f.name.clone()).collect(),
+        calibration: BANDS
+            .iter()
+            .map(|&below| Band {
+                below,
+                ..Band::default()
+            })
+            .collect(),
         ..Report::default()
     };
     let mut total_ms = 0.0;
     for index in 0..count {
-        let s = sample(faces, seed, index);
+        let s = corpus.sample(faces, seed, index);
         let t = std::time::Instant::now();
         let read = super::read::read(&s.image, None, classifier);
         let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -698,15 +807,34 @@ pub fn measure(
         let Some((tiles, bonuses)) = s.board else {
             r.non_boards += 1;
             match &read {
-                Ok(reading) if reading.sure() => r.misreads.push(format!(
+                Ok(reading) if reading.sure() && !reading.dimmed => r.misreads.push(format!(
                     "sample {index} ({}): not a board, read as {}",
                     s.description,
                     reading.board()
                 )),
                 _ => r.non_boards_refused += 1,
             }
+            progress(index + 1);
             continue;
         };
+        if s.dimmed {
+            r.dimmed += 1;
+            match &read {
+                Ok(reading) if reading.sure() && !reading.dimmed => r.misreads.push(format!(
+                    "sample {index} ({}): dimmed, read as live: {}",
+                    s.description,
+                    reading.board()
+                )),
+                _ => r.dimmed_held += 1,
+            }
+            if let Ok(reading) = &read
+                && reading.tiles.iter().zip(tiles).all(|(t, w)| t.tile == w)
+            {
+                r.dimmed_exact += 1;
+            }
+            progress(index + 1);
+            continue;
+        }
         r.boards += 1;
         r.tiles += 16;
         r.bonuses += bonuses.iter().flatten().count();
@@ -722,6 +850,14 @@ pub fn measure(
         };
         let mut wrong = Vec::new();
         for (i, t) in reading.tiles.iter().enumerate() {
+            let band = BANDS
+                .iter()
+                .position(|&b| t.confidence < b)
+                .unwrap_or(BANDS.len() - 1);
+            r.calibration[band].tiles += 1;
+            if t.tile != tiles[i] {
+                r.calibration[band].wrong += 1;
+            }
             if t.tile == tiles[i] {
                 r.tiles_right += 1;
                 if tiles[i] == 16 {
