@@ -332,28 +332,9 @@ fn draw_board(
     let badge_corner = if value_corner == 1 { 0 } else { 1 }; // 0 top-right, 1 top-left
     let badge_round = chance(rng, 0.5);
     let badge_out = chance(rng, 0.5);
-    let rules = Rules::scramble();
-    let mut tiles = [0u8; 16];
-    for t in &mut tiles {
-        *t = rng.below(26) as u8;
-    }
-    // Qu on about a third of the boards.
-    if chance(rng, 0.35) {
-        tiles[rng.below(16)] = 16;
-    }
-    let mut bonuses = [None; 16];
-    if chance(rng, 0.5) {
-        for _ in 0..1 + rng.below(4) {
-            bonuses[rng.below(16)] =
-                Some([Bonus::DL, Bonus::TL, Bonus::DW, Bonus::TW][rng.below(4)]);
-        }
-    }
+    let (tiles, bonuses) = deal(rng, 0.5);
     let badge_colours = [vivid(rng), vivid(rng), vivid(rng), vivid(rng)];
-    let highlighted: Vec<usize> = if chance(rng, 0.3) {
-        (0..1 + rng.below(5)).map(|_| rng.below(16)).collect()
-    } else {
-        Vec::new()
-    };
+    let highlighted = highlights(rng, 0.3);
     let highlight = colour(rng, 160.0, 230.0);
     for i in 0..16 {
         let (r, c) = (i / 4, i % 4);
@@ -393,19 +374,9 @@ fn draw_board(
         };
         text_centred(img, &face.font, text, cx, cy, size, ink);
         if value_corner < 3 {
-            let value = rules.tile_terms(tiles[i], None).0.to_string();
             let small = tile * uniform(rng, 0.15, 0.22);
-            let vx = if value_corner == 1 {
-                tx0 + tile * 0.15
-            } else {
-                tx1 - tile * 0.15
-            };
-            let vy = if value_corner == 2 {
-                ty1 - tile * 0.15
-            } else {
-                ty0 + tile * 0.15
-            };
-            text_centred(img, &face.font, &value, vx, vy, small, ink);
+            let at = (tx0, ty0, tx1, ty1);
+            corner_value(img, &face.font, tiles[i], at, value_corner, small, ink);
         }
         if let Some(b) = bonuses[i] {
             let bs = tile * uniform(rng, 0.24, 0.32);
@@ -433,6 +404,53 @@ fn draw_board(
     let at = |i: usize| (x0 + pitch * (i % 4) as f32, y0 + pitch * (i / 4) as f32);
     path_line(img, rng, at, tile, &highlighted, notes);
     (tiles, bonuses)
+}
+
+/// Random tiles (Qu on about a third of the boards) and, with chance `p`, one to four bonus
+/// tiles.
+fn deal(rng: &mut Rng, p: f32) -> ([u8; 16], [Option<Bonus>; 16]) {
+    let mut tiles = [0u8; 16];
+    for t in &mut tiles {
+        *t = rng.below(26) as u8;
+    }
+    if chance(rng, 0.35) {
+        tiles[rng.below(16)] = 16;
+    }
+    let mut bonuses = [None; 16];
+    if chance(rng, p) {
+        for _ in 0..1 + rng.below(4) {
+            bonuses[rng.below(16)] =
+                Some([Bonus::DL, Bonus::TL, Bonus::DW, Bonus::TW][rng.below(4)]);
+        }
+    }
+    (tiles, bonuses)
+}
+
+/// With chance `p`, one to five highlighted tiles (the same may come twice).
+fn highlights(rng: &mut Rng, p: f32) -> Vec<usize> {
+    if chance(rng, p) {
+        (0..1 + rng.below(5)).map(|_| rng.below(16)).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The tile's Scramble value in a corner of its box (left, top, right, bottom): `corner` 0
+/// top-right, 1 top-left, 2 bottom-right.
+fn corner_value(
+    img: &mut RgbaImage,
+    font: &FontVec,
+    tile: u8,
+    (x0, y0, x1, y1): (f32, f32, f32, f32),
+    corner: usize,
+    size: f32,
+    ink: Rgba<u8>,
+) {
+    let value = Rules::scramble().tile_terms(tile, None).0.to_string();
+    let inset = (x1 - x0) * 0.15;
+    let x = if corner == 1 { x0 + inset } else { x1 - inset };
+    let y = if corner == 2 { y1 - inset } else { y0 + inset };
+    text_centred(img, font, &value, x, y, size, ink);
 }
 
 /// Maybe (one time in two, when at least two tiles are highlighted) a traced path: a solid

@@ -9,12 +9,12 @@ use ab_glyph::FontVec;
 use image::{Rgba, RgbaImage};
 
 use super::{
-    Face, Sample, background, blend, blur, chance, colour, gibberish, header, jpeg, painted,
-    path_line, rounded, text_centred, uniform, vivid,
+    Face, Sample, background, blend, blur, chance, colour, corner_value, deal, gibberish, header,
+    highlights, jpeg, painted, path_line, rounded, text_centred, uniform, vivid,
 };
 use crate::board::tile_name;
 use crate::sample::Rng;
-use crate::score::{Bonus, Rules};
+use crate::score::Bonus;
 
 /// Which half of the widened corpus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,33 +254,20 @@ fn draw_board(
     };
     // Badges: the developed family keeps to the top corners, as the classic corpus does; the
     // held-back one puts them in any corner, in any shape, on or over the edge.
+    // Badge corners as the values' (0 top-right, 1 top-left, 2 bottom-right) and 3
+    // bottom-left; never the value's corner.
     let (badge_corner, shape) = match family {
-        Family::Developed => (if value_corner == 1 { 1 } else { 0 }, rng.below(2)),
-        Family::HeldBack => (rng.below(4), rng.below(3)),
+        Family::Developed => (if value_corner == 1 { 0 } else { 1 }, rng.below(2)),
+        Family::HeldBack => {
+            let free: Vec<usize> = (0..4).filter(|&c| c != value_corner).collect();
+            (free[rng.below(free.len())], rng.below(3))
+        }
     };
     let badge_out = chance(rng, 0.5);
-    let rules = Rules::scramble();
-    let mut tiles = [0u8; 16];
-    for t in &mut tiles {
-        *t = rng.below(26) as u8;
-    }
-    if chance(rng, 0.35) {
-        tiles[rng.below(16)] = 16;
-    }
-    let mut bonuses = [None; 16];
-    if chance(rng, 0.6) {
-        for _ in 0..1 + rng.below(4) {
-            bonuses[rng.below(16)] =
-                Some([Bonus::DL, Bonus::TL, Bonus::DW, Bonus::TW][rng.below(4)]);
-        }
-    }
+    let (tiles, bonuses) = deal(rng, 0.6);
     let badge_colours = [vivid(rng), vivid(rng), vivid(rng), vivid(rng)];
     let tints = [tint(rng), tint(rng), tint(rng), tint(rng)];
-    let highlighted: Vec<usize> = if chance(rng, 0.25) {
-        (0..1 + rng.below(5)).map(|_| rng.below(16)).collect()
-    } else {
-        Vec::new()
-    };
+    let highlighted = highlights(rng, 0.25);
     let highlight = colour(rng, 160.0, 230.0);
     notes.push(
         match look {
@@ -330,19 +317,9 @@ fn draw_board(
         };
         text_centred(img, &face.font, text, cx, cy - lift, size, ink);
         if value_corner < 3 {
-            let value = rules.tile_terms(tiles[i], None).0.to_string();
             let small = tile * uniform(rng, 0.14, 0.22);
-            let vx = if value_corner == 1 {
-                tx0 + tile * 0.15
-            } else {
-                tx1 - tile * 0.15
-            };
-            let vy = if value_corner == 2 {
-                ty1 - tile * 0.15
-            } else {
-                ty0 + tile * 0.15
-            };
-            text_centred(img, &face.font, &value, vx, vy, small, ink);
+            let at = (tx0, ty0, tx1, ty1);
+            corner_value(img, &face.font, tiles[i], at, value_corner, small, ink);
         }
         let Some(b) = bonuses[i] else { continue };
         let label = format!("{b:?}");
