@@ -569,3 +569,47 @@ fn a_score_that_does_not_move_is_warned_of_with_the_screen_saved() {
     played_cleanly(&phone, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn glyphs_taught_while_it_runs_are_read_with_from_the_next_look() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-learn", ROUND_SECS);
+    let phone = lobby_phone(Model::Nexus7, 41, ROUND_SECS, 2);
+    let args: Vec<String> = ["--rounds", "2", "--connect", &phone.addr().to_string()]
+        .map(String::from)
+        .to_vec();
+    let daemon = spawn_daemon(&server, &dir, &args);
+    wait_until("the first words", || {
+        phone.device().report().strokes.len() >= 3
+    });
+    // A person confirms the board on a screenshot (as one the daemon saved unsure).
+    let shot = dir.join("shot.png");
+    phone.device().screenshot().save(&shot).unwrap();
+    let board = phone.device().game().board().to_string();
+    let profile = dir.join("devices/nexus7.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        .args([
+            "read",
+            shot.to_str().unwrap(),
+            "--profile",
+            profile.to_str().unwrap(),
+        ])
+        .args(["--learn", &board])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = finished(daemon);
+    assert!(
+        stdout.contains("the profile's glyphs changed; reading with them now (letters learned: "),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("\"round_ended\"").count(), 2, "{stdout}");
+    played_cleanly(&phone, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

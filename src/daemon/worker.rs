@@ -100,6 +100,34 @@ impl Worker<'_> {
         *self.stop.borrow()
     }
 
+    /// The reader with the templates the profile's file has now, when they can be read (a
+    /// note says what was taken, or why not).
+    fn reloaded_classifier(&self) -> Option<Classifier> {
+        let path = self.profile.source()?;
+        let (w, h) = self.profile.screen();
+        let result = Profile::load(path)
+            .and_then(|p| p.for_screen(w, h))
+            .map_err(|e| e.to_string())
+            .and_then(|p| {
+                let letters = p.glyphs().map(|g| g.learned()).unwrap_or_default();
+                play::classifier_for(Some(&p))
+                    .map(|c| (c, letters))
+                    .map_err(|e| e.to_string())
+            });
+        let text = match &result {
+            Ok((_, letters)) => format!(
+                "{}: the profile's glyphs changed; reading with them now (letters learned: {letters})",
+                self.serial()
+            ),
+            Err(e) => format!(
+                "{}: the profile changed but cannot be used, the glyphs it had are kept: {e}",
+                self.serial()
+            ),
+        };
+        self.emit(Event::Note { text });
+        result.ok().map(|(c, _)| c)
+    }
+
     /// Waits `d`, or less if stopped; false if stopped.
     async fn pause(&mut self, d: Duration) -> bool {
         let mut stop = self.stop.clone();
@@ -113,7 +141,8 @@ impl Worker<'_> {
     /// Plays rounds until its rounds are done or it is stopped; an error when the phone goes.
     pub async fn run(&mut self, memory: &mut Memory) -> Result<(), PlayError> {
         let grid = Grid::from_centres(*self.profile.centres(), self.profile.tile());
-        let classifier = play::classifier_for(Some(self.profile))?;
+        let mut classifier = play::classifier_for(Some(self.profile))?;
+        let mut stamp = profile_stamp(self.profile);
         let mut first_look = true;
         let mut unsure_since: Option<Instant> = None;
         // When the last look that did not show the board now on screen started: the board
@@ -125,6 +154,16 @@ impl Worker<'_> {
         loop {
             if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
                 return Ok(());
+            }
+            // Glyphs a person taught the profile meanwhile (`read --learn` on a screenshot
+            // this daemon saved unsure) are used from the next look on.
+            let now = profile_stamp(self.profile);
+            if now != stamp {
+                stamp = now;
+                if let Some(taught) = self.reloaded_classifier() {
+                    classifier = taught;
+                    self.last = None;
+                }
             }
             let started = Instant::now();
             let l = self.look(&grid, &classifier).await?;
@@ -466,6 +505,12 @@ struct Round {
     clock: Duration,
     added: Duration,
     score_before: Option<std::sync::Arc<image::RgbaImage>>,
+}
+
+/// When the profile's file was last written (`None` for a built-in profile): learning
+/// rewrites it.
+fn profile_stamp(profile: &Profile) -> Option<std::time::SystemTime> {
+    std::fs::metadata(profile.source()?).ok()?.modified().ok()
 }
 
 /// Seconds since the Unix epoch.
