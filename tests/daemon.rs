@@ -301,6 +301,18 @@ fn the_play_button_is_tapped_between_rounds_and_nowhere_else() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The daemon's arguments for `rounds` rounds on `phone`, its history in `history`.
+fn rounds_on(rounds: u32, history: &Path, phone: &Sim) -> Vec<String> {
+    vec![
+        "--rounds".into(),
+        rounds.to_string(),
+        "--history".into(),
+        history.display().to_string(),
+        "--connect".into(),
+        phone.addr().to_string(),
+    ]
+}
+
 /// Starts the daemon on `phones` with `args`, and waits until every phone has had ten words.
 fn daemon_under_way(
     server: &common::AdbServer,
@@ -494,16 +506,7 @@ fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() 
     )
     .unwrap();
     let history = dir.join("history.jsonl");
-    let args: Vec<String> = [
-        "--rounds",
-        "2",
-        "--history",
-        history.to_str().unwrap(),
-        "--connect",
-        &phone.addr().to_string(),
-    ]
-    .map(String::from)
-    .to_vec();
+    let args = rounds_on(2, &history, &phone);
     let stdout = finished(spawn_daemon(&server, &dir, &args));
     assert!(stdout.contains("\"skipped\""), "{stdout}");
     let (rounds, _) = history::read(&history).unwrap();
@@ -541,16 +544,7 @@ fn a_score_that_does_not_move_is_warned_of_with_the_screen_saved() {
     std::fs::write(&path, profile).unwrap();
     let phone = lobby_phone(Model::Nexus7, 31, ROUND_SECS, 2);
     let history = dir.join("history.jsonl");
-    let args: Vec<String> = [
-        "--rounds",
-        "1",
-        "--history",
-        history.to_str().unwrap(),
-        "--connect",
-        &phone.addr().to_string(),
-    ]
-    .map(String::from)
-    .to_vec();
+    let args = rounds_on(1, &history, &phone);
     let stdout = finished(spawn_daemon(&server, &dir, &args));
     let still: Vec<serde_json::Value> = stdout
         .lines()

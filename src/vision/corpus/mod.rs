@@ -406,6 +406,20 @@ fn draw_board(
     (tiles, bonuses)
 }
 
+/// What a capture does to a screen: a blur (with chance `p.0`), JPEG from quality
+/// `lowest` to 95 (with chance `p.1`).
+fn degrade(img: &mut RgbaImage, rng: &mut Rng, notes: &mut Vec<String>, p: (f32, f32), lowest: u8) {
+    if chance(rng, p.0) {
+        blur(img, 1);
+        notes.push("blur".into());
+    }
+    if chance(rng, p.1) {
+        let q = lowest + rng.below(usize::from(96 - lowest)) as u8;
+        *img = jpeg(img, q);
+        notes.push(format!("jpeg q{q}"));
+    }
+}
+
 /// Random tiles (Qu on about a third of the boards) and, with chance `p`, one to four bonus
 /// tiles.
 fn deal(rng: &mut Rng, p: f32) -> ([u8; 16], [Option<Bonus>; 16]) {
@@ -663,15 +677,7 @@ pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
             board = Some(draw_board(&mut img, &mut rng, faces, &mut notes));
         }
     }
-    if chance(&mut rng, 0.3) {
-        blur(&mut img, 1);
-        notes.push("blur".into());
-    }
-    if chance(&mut rng, 0.5) {
-        let q = 60 + rng.below(36) as u8;
-        img = jpeg(&img, q);
-        notes.push(format!("jpeg q{q}"));
-    }
+    degrade(&mut img, &mut rng, &mut notes, (0.3, 0.5), 60);
     Sample {
         image: img,
         board,

@@ -9,8 +9,8 @@ use ab_glyph::FontVec;
 use image::{Rgba, RgbaImage};
 
 use super::{
-    Face, Sample, background, blend, blur, chance, colour, corner_value, deal, gibberish, header,
-    highlights, jpeg, painted, path_line, rounded, text_centred, uniform, vivid,
+    Face, Sample, background, blend, chance, colour, corner_value, deal, gibberish, header,
+    highlights, painted, path_line, rounded, text_centred, uniform, vivid,
 };
 use crate::board::tile_name;
 use crate::sample::Rng;
@@ -503,15 +503,7 @@ pub fn sample(family: Family, faces: &[Face], seed: u64, index: u64) -> Sample {
             board = Some((b.tiles, b.bonuses));
         }
     }
-    if chance(&mut rng, 0.2) {
-        blur(&mut img, 1);
-        notes.push("blur".into());
-    }
-    if chance(&mut rng, 0.6) {
-        let q = 40 + rng.below(56) as u8;
-        img = jpeg(&img, q);
-        notes.push(format!("jpeg q{q}"));
-    }
+    super::degrade(&mut img, &mut rng, &mut notes, (0.2, 0.6), 40);
     Sample {
         image: img,
         board,
