@@ -313,8 +313,17 @@ fn lattice(group: &[Blob]) -> Option<(Grid, f32)> {
     ))
 }
 
+/// More tile-shaped regions than this at one threshold is texture or noise, not a screen
+/// with a board (a board's screen shows a few dozen: tiles, buttons, keys). Found by fuzzing:
+/// a 24x9768 JPEG of noise gave thousands, and grouping them (quadratic) took 0.6 s in a
+/// release build and over 10 s in the fuzzer's.
+const MAX_BLOBS: usize = 256;
+
 /// The best lattice among `found`'s groups of same-size blobs, if better than `best`.
 fn consider(found: &[Blob], best: &mut Option<(Grid, f32)>) {
+    if found.len() > MAX_BLOBS {
+        return;
+    }
     // Each blob's size class: the blobs within 25% of its size.
     for anchor in found {
         let size = (anchor.w + anchor.h) / 2.0;
@@ -422,6 +431,20 @@ mod tests {
             }
         }
         (img, centres)
+    }
+
+    #[test]
+    fn a_screen_of_thousands_of_tile_shaped_specks_is_not_searched_for_a_grid() {
+        // A checkerboard of 6x6 squares: every light square is a tile-shaped region.
+        let img = RgbaImage::from_fn(40, 6000, |x, y| {
+            let light = (x / 6 + y / 6) % 2 == 0;
+            let c = if light { 240 } else { 20 };
+            Rgba([c, c, c, 255])
+        });
+        let s = shrink(&img);
+        let mut scratch = Scratch::default();
+        assert!(blobs(&s, 140, None, &mut scratch).len() > MAX_BLOBS);
+        assert!(find(&img).is_none());
     }
 
     #[test]
