@@ -139,12 +139,20 @@ impl Glyphs {
         names.join(" ")
     }
 
-    /// The letters learned, each once, alphabetically: "ABENQuR".
-    pub fn learned(&self) -> String {
+    /// The tiles learned, each once, in order.
+    pub fn known(&self) -> Vec<u8> {
         let mut tiles = self.tiles.clone();
         tiles.sort_unstable();
         tiles.dedup();
-        tiles.iter().map(|&t| crate::board::tile_name(t)).collect()
+        tiles
+    }
+
+    /// The letters learned, each once, alphabetically: "ABENQuR".
+    pub fn learned(&self) -> String {
+        self.known()
+            .iter()
+            .map(|&t| crate::board::tile_name(t))
+            .collect()
     }
 
     /// Tiles from "R B E N Qu" (any case), or `None` when a word is not a tile's name.

@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use image::{GrayImage, RgbaImage};
+use image::RgbaImage;
 
 use crate::board::Board;
 use crate::profile::{Glyphs, MAX_GLYPHS, Profile, glyphs_table};
-use crate::vision::glyph::{Ink, strip};
+use crate::vision::glyph::{Ink, cells, strip};
 use crate::vision::grid::Grid;
 use crate::vision::read;
 
@@ -43,6 +43,8 @@ pub enum LearnError {
     },
     #[error("the profile written back is not the one meant (kept as it was): {0}")]
     Rewrite(String),
+    #[error("{0}")]
+    Profile(#[from] crate::profile::ProfileError),
 }
 
 /// What a confirmed board taught.
@@ -63,12 +65,7 @@ impl Learned {
             .map(|&t| crate::board::tile_name(t))
             .collect();
         let known = self.glyphs.learned();
-        let count = self
-            .glyphs
-            .tiles
-            .iter()
-            .collect::<std::collections::BTreeSet<_>>()
-            .len();
+        let count = self.glyphs.known().len();
         if names.is_empty() {
             format!(
                 "no glyph to learn (each of these letters is known {PER_LETTER} times); the profile knows {count} letters: {known}"
@@ -111,23 +108,6 @@ pub fn add(
     (cells, tiles, added)
 }
 
-/// The cells of a strip image (square, side by side).
-fn cells_of(strip: &GrayImage) -> Vec<Ink> {
-    let n = strip.height() as usize;
-    (0..strip.width() as usize / n.max(1))
-        .map(|k| {
-            let mut ink = Ink::new(n, n);
-            for y in 0..n {
-                for x in 0..n {
-                    let l = strip.get_pixel((k * n + x) as u32, y as u32).0[0];
-                    ink.v[y * n + x] = 1.0 - f32::from(l) / 255.0;
-                }
-            }
-            ink
-        })
-        .collect()
-}
-
 /// Learns the glyphs of `board` on `img` (a screenshot of `profile`'s screen) into the
 /// profile's file and its glyph strip beside it (`NAME.glyphs.png` when it has none yet).
 /// The new profile text is checked to read back as meant before anything is written; then the
@@ -143,11 +123,9 @@ pub fn learn(profile: &Profile, img: &RgbaImage, board: &Board) -> Result<Learne
         return Err(LearnError::NotFourByFour(board.to_string()));
     }
     // The file as it is now (the profile in hand may be scaled to a phone's screen).
-    let profile = &Profile::load(&source).map_err(|e| LearnError::Rewrite(e.to_string()))?;
+    let profile = &Profile::load(&source)?;
     let (width, height) = img.dimensions();
-    let on_screen = profile
-        .for_screen(width, height)
-        .map_err(|e| LearnError::Rewrite(e.to_string()))?;
+    let on_screen = profile.for_screen(width, height)?;
     let grid = Grid::from_centres(*on_screen.centres(), on_screen.tile());
     let dir = source.parent().unwrap_or(Path::new(".")).to_owned();
     let (file, cells, tiles) = match (profile.glyphs(), profile.glyphs_path()) {
@@ -165,7 +143,7 @@ pub fn learn(profile: &Profile, img: &RgbaImage, board: &Board) -> Result<Learne
                     source,
                 }
             })?;
-            (g.file.clone(), cells_of(&strip), g.tiles.clone())
+            (g.file.clone(), cells(&strip), g.tiles.clone())
         }
         _ => (
             format!("{}.glyphs.png", profile.name()),

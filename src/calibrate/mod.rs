@@ -72,7 +72,7 @@ pub fn calibrate(
     let (width, height) = img.dimensions();
     let grid = grid::find(img).ok_or(NotABoard::NoGrid)?;
     let reading = read::read(img, Some(&grid), classifier)?;
-    if reading.dimmed {
+    if reading.dimmed() {
         return Err(CalibrateError::Dimmed(reading.face));
     }
     let mut found = match freeze {

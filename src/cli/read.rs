@@ -141,7 +141,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
             image: &args.image,
             board: board.to_string(),
             sure: reading.sure(),
-            dimmed: reading.dimmed,
+            dimmed: reading.dimmed(),
             tiles: reading
                 .tiles
                 .iter()
@@ -169,7 +169,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
         writeln!(
             out,
             "board {board}{}; grid: first centre ({:.0}, {:.0}), pitch {:.1} x {:.1}, tile {:.0} px, {}; read in {ms:.1} ms",
-            if reading.dimmed {
+            if reading.dimmed() {
                 " (dimmed under an overlay: not in play)"
             } else {
                 ""
@@ -188,7 +188,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
     if !reading.sure() {
         return Err(NotSure(format!("not sure of {}", unsure_text(&reading))).into());
     }
-    if reading.dimmed {
+    if reading.dimmed() {
         return Err(NotSure(format!(
             "the board is dimmed under an overlay (tile faces at {:.0} of 255): not in play",
             reading.face

@@ -180,7 +180,7 @@ impl Worker<'_> {
                 }
                 // A board dimmed under an overlay ("Get ready!"): the round has not started;
                 // it will once the overlay goes. Nothing is tapped meanwhile.
-                (Ok(r), None) if r.dimmed => {
+                (Ok(r), None) if r.dimmed() => {
                     unsure_since = None;
                     before = Some(started);
                 }

@@ -140,7 +140,7 @@ pub async fn watch(
         }
         // A dimmed board (an overlay before the round) is waited out like any screen that
         // is not a board: it is the game's to lift, and it does.
-        if l.reading.as_ref().is_ok_and(|r| !r.dimmed) {
+        if l.reading.as_ref().is_ok_and(|r| !r.dimmed()) {
             let since = *unsure_since.get_or_insert(started);
             if since.elapsed() >= w.patience {
                 return Ok(l);

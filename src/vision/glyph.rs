@@ -482,11 +482,23 @@ pub fn templates(strip: &image::GrayImage, tiles: &[u8]) -> Result<Vec<Reference
     if h == 0 || w % h != 0 || w < h * tiles.len() as u32 {
         return Err(TemplateError::Shape(w, h, tiles.len()));
     }
-    let n = h as usize;
     tiles
         .iter()
+        .zip(cells(strip))
         .enumerate()
-        .map(|(k, &tile)| {
+        .map(|(k, (&tile, ink))| {
+            let features = Features::of(&ink).ok_or(TemplateError::Empty(k))?;
+            Ok(Reference { tile, features })
+        })
+        .collect()
+}
+
+/// The square cells of a strip (side: its height), left to right, as ink maps: what `strip`
+/// wrote.
+pub fn cells(strip: &image::GrayImage) -> Vec<Ink> {
+    let n = strip.height() as usize;
+    (0..strip.width() as usize / n.max(1))
+        .map(|k| {
             let mut ink = Ink::new(n, n);
             for y in 0..n {
                 for x in 0..n {
@@ -494,8 +506,7 @@ pub fn templates(strip: &image::GrayImage, tiles: &[u8]) -> Result<Vec<Reference
                     ink.v[y * n + x] = 1.0 - f32::from(l) / 255.0;
                 }
             }
-            let features = Features::of(&ink).ok_or(TemplateError::Empty(k))?;
-            Ok(Reference { tile, features })
+            ink
         })
         .collect()
 }

@@ -445,6 +445,37 @@ mod tests {
         let mut scratch = Scratch::default();
         assert!(blobs(&s, 140, None, &mut scratch).len() > MAX_BLOBS);
         assert!(find(&img).is_none());
+        // Past the cap nothing is grouped, not even a lattice that is there: 16 tiles on a
+        // 4x4 lattice are a grid alone, and not among more specks than the cap.
+        let tile = |cx: f32, cy: f32, side: f32| Blob {
+            cx,
+            cy,
+            w: side,
+            h: side,
+        };
+        let lattice: Vec<Blob> = (0..16)
+            .map(|i| {
+                tile(
+                    40.0 + 30.0 * (i % 4) as f32,
+                    40.0 + 30.0 * (i / 4) as f32,
+                    25.0,
+                )
+            })
+            .collect();
+        let mut best = None;
+        consider(&lattice, &mut best);
+        assert!(best.is_some(), "the lattice alone is a grid");
+        let specks = (0..MAX_BLOBS).map(|k| {
+            tile(
+                200.0 + (k % 20) as f32 * 9.0,
+                200.0 + (k / 20) as f32 * 9.0,
+                6.0,
+            )
+        });
+        let crowded: Vec<Blob> = lattice.into_iter().chain(specks).collect();
+        let mut best = None;
+        consider(&crowded, &mut best);
+        assert!(best.is_none(), "{best:?}");
     }
 
     #[test]

@@ -969,9 +969,6 @@ pub struct Reading {
     pub grid: Grid,
     /// Row-major.
     pub tiles: Vec<TileRead>,
-    /// The tiles' faces are darker than tiles in play (`MIN_FACE`): an overlay covers the
-    /// board ("Get ready!", a dialog), which is not playable until it goes.
-    pub dimmed: bool,
     /// The median lightness of the tiles' faces (0-255).
     pub face: f32,
 }
@@ -999,9 +996,15 @@ impl Reading {
         self.tiles.iter().all(TileRead::sure)
     }
 
+    /// The tiles' faces are darker than tiles in play (`MIN_FACE`): an overlay covers the
+    /// board ("Get ready!", a dialog), which is not playable until it goes.
+    pub fn dimmed(&self) -> bool {
+        self.face < MIN_FACE
+    }
+
     /// A board to play now: every tile sure, and not dimmed.
     pub fn playable(&self) -> bool {
-        self.sure() && !self.dimmed
+        self.sure() && !self.dimmed()
     }
 
     /// The board read (`Board::from_tiles` of the tiles).
@@ -1058,12 +1061,7 @@ pub fn read_on(
     if face < MIN_FACE && glyphs < MIN_DIMMED_GLYPHS {
         return Err(NotABoard::Dark(face));
     }
-    Ok(Reading {
-        grid,
-        tiles,
-        dimmed: face < MIN_FACE,
-        face,
-    })
+    Ok(Reading { grid, tiles, face })
 }
 
 /// Every tile but Qu.

@@ -337,14 +337,7 @@ fn draw_board(
     let highlighted = highlights(rng, 0.3);
     let highlight = colour(rng, 160.0, 230.0);
     for i in 0..16 {
-        let (r, c) = (i / 4, i % 4);
-        let (cx, cy) = (x0 + pitch * c as f32, y0 + pitch * r as f32);
-        let (tx0, ty0, tx1, ty1) = (
-            cx - tile / 2.0,
-            cy - tile / 2.0,
-            cx + tile / 2.0,
-            cy + tile / 2.0,
-        );
+        let ((cx, cy), (tx0, ty0, tx1, ty1)) = tile_box((x0, y0), pitch, tile, i);
         if let Some(s) = shadow {
             rounded(
                 img,
@@ -418,6 +411,22 @@ fn degrade(img: &mut RgbaImage, rng: &mut Rng, notes: &mut Vec<String>, p: (f32,
         *img = jpeg(img, q);
         notes.push(format!("jpeg q{q}"));
     }
+}
+
+/// Tile `i` (row-major) of a board whose first centre is `first`: its centre and its box
+/// (left, top, right, bottom).
+fn tile_box(
+    first: (f32, f32),
+    pitch: f32,
+    tile: f32,
+    i: usize,
+) -> ((f32, f32), (f32, f32, f32, f32)) {
+    let (cx, cy) = (
+        first.0 + pitch * (i % 4) as f32,
+        first.1 + pitch * (i / 4) as f32,
+    );
+    let h = tile / 2.0;
+    ((cx, cy), (cx - h, cy - h, cx + h, cy + h))
 }
 
 /// Random tiles (Qu on about a third of the boards) and, with chance `p`, one to four bonus
@@ -831,7 +840,7 @@ pub fn measure(
         let Some((tiles, bonuses)) = s.board else {
             r.non_boards += 1;
             match &read {
-                Ok(reading) if reading.sure() && !reading.dimmed => r.misreads.push(format!(
+                Ok(reading) if reading.playable() => r.misreads.push(format!(
                     "sample {index} ({}): not a board, read as {}",
                     s.description,
                     reading.board()
@@ -844,7 +853,7 @@ pub fn measure(
         if s.dimmed {
             r.dimmed += 1;
             match &read {
-                Ok(reading) if reading.sure() && !reading.dimmed => r.misreads.push(format!(
+                Ok(reading) if reading.playable() => r.misreads.push(format!(
                     "sample {index} ({}): dimmed, read as live: {}",
                     s.description,
                     reading.board()

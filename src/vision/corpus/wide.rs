@@ -156,11 +156,6 @@ fn paint(style: Style, base: Rgba<u8>, k: [f32; 3], u: f32, v: f32) -> Rgba<u8> 
     }
 }
 
-/// A light tile colour (lightness `lo` to 255).
-fn face_colour(rng: &mut Rng, lo: f32) -> Rgba<u8> {
-    colour(rng, lo, 256.0)
-}
-
 /// A bonus tile's colour when bonuses are told by colour: vivid but light enough to read
 /// dark letters on (green and yellow, as Scramble With Friends has them, and others).
 fn tint(rng: &mut Rng) -> Rgba<u8> {
@@ -175,7 +170,7 @@ fn tint(rng: &mut Rng) -> Rgba<u8> {
 }
 
 /// A badge with `text` in a box at (x0, y0) of side `bs`: a rounded box, a circle, or (held
-/// back only) a corner ribbon.
+/// back only) a wide pill.
 #[allow(clippy::too_many_arguments)]
 fn badge(
     img: &mut RgbaImage,
@@ -187,16 +182,13 @@ fn badge(
     c: Rgba<u8>,
     text_colour: Rgba<u8>,
 ) {
-    match shape {
-        0 => rounded(img, x0, y0, x0 + bs, y0 + bs * 0.8, bs * 0.15, c),
-        1 => rounded(img, x0, y0, x0 + bs, y0 + bs, bs / 2.0, c),
-        _ => rounded(img, x0, y0, x0 + bs * 1.2, y0 + bs * 0.7, bs * 0.35, c),
-    }
-    let (w, h) = match shape {
-        0 => (bs, bs * 0.8),
-        1 => (bs, bs),
-        _ => (bs * 1.2, bs * 0.7),
+    // Width, height and corner radius of each shape.
+    let (w, h, r) = match shape {
+        0 => (bs, bs * 0.8, bs * 0.15),
+        1 => (bs, bs, bs / 2.0),
+        _ => (bs * 1.2, bs * 0.7, bs * 0.35),
     };
+    rounded(img, x0, y0, x0 + w, y0 + h, r, c);
     text_centred(
         img,
         font,
@@ -241,7 +233,7 @@ fn draw_board(
     let x0 = w / 2.0 - pitch * 1.5 + uniform(rng, -0.02, 0.02) * w;
     let y0 = h * uniform(rng, 0.35, 0.55) - pitch * 1.5;
     let radius = tile * uniform(rng, 0.0, 0.22);
-    let base = face_colour(rng, 170.0);
+    let base = colour(rng, 170.0, 256.0);
     let ink = colour(rng, 0.0, 80.0);
     let glyph_size = tile * uniform(rng, 0.45, 0.72);
     let qu_text = if chance(rng, 0.5) { "Qu" } else { "QU" };
@@ -277,14 +269,7 @@ fn draw_board(
         .into(),
     );
     for i in 0..16 {
-        let (r, c) = (i / 4, i % 4);
-        let (cx, cy) = (x0 + pitch * c as f32, y0 + pitch * r as f32);
-        let (tx0, ty0, tx1, ty1) = (
-            cx - tile / 2.0,
-            cy - tile / 2.0,
-            cx + tile / 2.0,
-            cy + tile / 2.0,
-        );
+        let ((cx, cy), (tx0, ty0, tx1, ty1)) = super::tile_box((x0, y0), pitch, tile, i);
         if let Some(s) = shadow {
             let drop = tile * 0.05;
             rounded(
