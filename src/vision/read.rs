@@ -63,6 +63,10 @@ const PIECE_LEFT: f32 = 0.08;
 const PIECE_RIGHT: f32 = 0.92;
 /// A glyph is at least this share of the crop's side tall (shorter is a speck or a dash).
 const MIN_GLYPH_HEIGHT: f32 = 0.15;
+/// Ink this wide and tall around other ink in the middle is a frame drawn inside the tile
+/// (an inset border), never a letter: letters stand in a tile with a margin, under 70% of
+/// its side.
+const FRAME_SPAN: f32 = 0.75;
 
 /// Luma (BT.601 weights) of a colour.
 fn luma_of(px: [f32; 3]) -> f32 {
@@ -226,16 +230,18 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         own_colour_only(&crop, palette, &mut ink_of);
         found = ink_regions(&ink_of, n, &mut labels, &mut stack);
     }
+    let frames = frames(&found, nf, near_middle);
     let Some(main) = found
         .iter()
-        .filter(|r| !r.edge && near_middle(r))
+        .filter(|r| !r.edge && near_middle(r) && !frames.contains(&r.id))
         .max_by_key(|r| r.count)
         .copied()
     else {
         return TileGlyph::blank(face);
     };
     let cut = veil_cuts(found.len(), &labels, veil.as_ref());
-    let keep = glyph_pieces(&found, &main, &cut, nf);
+    let mut keep = glyph_pieces(&found, &main, &cut, nf);
+    keep.retain(|id| !frames.contains(id));
     // Too short for a letter (a speck, a dash): no glyph. The kept pieces count together, as
     // a veil may cut the main one short.
     if (height(&found, &keep) as f32) < nf * MIN_GLYPH_HEIGHT {
@@ -256,6 +262,29 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         ink: Some(ink),
         hidden,
     }
+}
+
+/// The regions (by id) that are frames: at least `FRAME_SPAN` of the crop's side both ways,
+/// with other ink in the middle inside their box (a letter O that large has nothing inside).
+fn frames(found: &[Region], nf: f32, near_middle: impl Fn(&Region) -> bool) -> Vec<u32> {
+    let span = nf * FRAME_SPAN;
+    found
+        .iter()
+        .filter(|f| {
+            (f.x1 - f.x0) as f32 >= span
+                && (f.y1 - f.y0) as f32 >= span
+                && found.iter().any(|r| {
+                    r.id != f.id
+                        && near_middle(r)
+                        && r.x0 > f.x0
+                        && r.x1 < f.x1
+                        && r.y0 > f.y0
+                        && r.y1 < f.y1
+                        && (r.y1 - r.y0) as f32 >= nf * MIN_GLYPH_HEIGHT
+                })
+        })
+        .map(|f| f.id)
+        .collect()
 }
 
 /// The ink regions of an n x n ink map (8-connected), labelled into `labels`.
@@ -1263,5 +1292,66 @@ mod tests {
         // Letters that touch come as one piece: cut apart.
         let img = badged(Some((orange, "TW", true)));
         assert_eq!(read(&img), Some(Bonus::TW));
+    }
+
+    /// A light tile with a letter K and, maybe, a thin square frame drawn inset in the ink's
+    /// colour (outlined tiles).
+    fn framed(frame: bool) -> RgbaImage {
+        use super::super::corpus::{rounded, text_centred};
+        let rgba = |c: [u8; 3]| Rgba([c[0], c[1], c[2], 255]);
+        let mut img = RgbaImage::from_pixel(240, 240, rgba(GAP));
+        let (face, ink) = (rgba([200, 240, 190]), rgba([120, 20, 140]));
+        rounded(&mut img, 20.0, 20.0, 220.0, 220.0, 4.0, face);
+        if frame {
+            rounded(&mut img, 34.0, 34.0, 206.0, 206.0, 0.0, ink);
+            rounded(&mut img, 40.0, 40.0, 200.0, 200.0, 0.0, face);
+        }
+        let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
+        text_centred(&mut img, &font, "K", 120.0, 120.0, 110.0, ink);
+        img
+    }
+
+    #[test]
+    fn a_frame_inside_the_tile_is_not_part_of_the_letter() {
+        let box_of = |img: &RgbaImage| {
+            let glyph = tile_glyph(img, (120.0, 120.0), 200.0);
+            glyph.ink.expect("a glyph").ink_box()
+        };
+        let plain = box_of(&framed(false));
+        assert!(plain.is_some());
+        assert_eq!(box_of(&framed(true)), plain, "the same ink, frame or not");
+        // A big O alone is a letter, not a frame.
+        let mut o = RgbaImage::from_pixel(240, 240, Rgba([70, 40, 170, 255]));
+        super::super::corpus::rounded(
+            &mut o,
+            20.0,
+            20.0,
+            220.0,
+            220.0,
+            4.0,
+            Rgba([200, 240, 190, 255]),
+        );
+        super::super::corpus::rounded(
+            &mut o,
+            36.0,
+            36.0,
+            204.0,
+            204.0,
+            80.0,
+            Rgba([120, 20, 140, 255]),
+        );
+        super::super::corpus::rounded(
+            &mut o,
+            60.0,
+            60.0,
+            180.0,
+            180.0,
+            56.0,
+            Rgba([200, 240, 190, 255]),
+        );
+        assert!(
+            tile_glyph(&o, (120.0, 120.0), 200.0).ink.is_some(),
+            "a ring alone is a glyph"
+        );
     }
 }
