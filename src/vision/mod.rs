@@ -7,6 +7,7 @@ pub mod buttons;
 pub mod corpus;
 pub mod glyph;
 pub mod grid;
+pub mod net;
 pub mod read;
 pub mod regions;
 

@@ -537,6 +537,9 @@ fn unveil(
     let n = crop.n;
     let (veil, alpha) = veil_lightness(crop, face)?;
     let veiled_face = veiled_face(crop, face, veil);
+    if !crisp(crop, &veiled_face, veil - face, amount) {
+        return None;
+    }
     // Where the veil lies: the veiled face, and what the veiled face sandwiches along a line
     // (a stroke the veil crosses: veiled face on both sides, no more than a stroke's width
     // apart along the veil, in one of the four directions).
@@ -639,6 +642,49 @@ fn veiled_face(crop: &Crop, face: f32, veil: f32) -> Vec<bool> {
         *v = sizeable[l as usize];
     }
     veiled_face
+}
+
+/// Where the veiled face meets bare face (not ink), a drawn line's edge steps down by at least
+/// this share of the veil's lift within `EDGE_STEP` pixels; shading (a radial or glossy
+/// face, lighter in places) fades.
+const CRISP_STEP: f32 = 0.5;
+const EDGE_STEP: usize = 2;
+/// At least a fifth of the veil's edge is crisp (measured: a path line's 28-93% under blur
+/// and JPEG, a radially shaded face's 0-3%)...
+const CRISP_SHARE: usize = 5;
+/// ...when it has this many edge samples (fewer say nothing).
+const MIN_EDGE_SAMPLES: usize = 8;
+
+/// Whether the veiled face ends in crisp edges (a line drawn over the tile) rather than fading
+/// into the face (shading): the edge samples are veiled pixels with an unveiled neighbour whose
+/// pixel `EDGE_STEP` farther out is not ink.
+fn crisp(crop: &Crop, veiled_face: &[bool], lift: f32, amount: &dyn Fn(f32) -> f32) -> bool {
+    let n = crop.n as i64;
+    let (mut samples, mut sharp) = (0usize, 0usize);
+    for y in 0..n {
+        for x in 0..n {
+            let p = (y * n + x) as usize;
+            if !veiled_face[p] {
+                continue;
+            }
+            for (dx, dy) in [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)] {
+                let (nx, ny) = (x + dx, y + dy);
+                let (qx, qy) = (x + dx * EDGE_STEP as i64, y + dy * EDGE_STEP as i64);
+                if !(0..n).contains(&qx) || !(0..n).contains(&qy) {
+                    continue;
+                }
+                let q = (qy * n + qx) as usize;
+                if veiled_face[(ny * n + nx) as usize] || amount(crop.luma[q]) >= 0.25 {
+                    continue;
+                }
+                samples += 1;
+                if crop.luma[p] - crop.luma[q] >= CRISP_STEP * lift {
+                    sharp += 1;
+                }
+            }
+        }
+    }
+    samples < MIN_EDGE_SAMPLES || sharp * CRISP_SHARE >= samples
 }
 
 /// Where veiled ink of colour `veiled_ink` forms a plateau (opened: thicker than a glyph's
@@ -1104,6 +1150,17 @@ const NOT_QU: [u8; 25] = {
     out
 };
 
+/// The main glyph of the tile centred on `c` and its features (what of it a veil hides
+/// counting less).
+pub fn tile_features(img: &RgbaImage, c: (f32, f32), tile: f32) -> (TileGlyph, Option<Features>) {
+    let glyph = tile_glyph(img, c, tile);
+    let features = glyph
+        .ink
+        .as_ref()
+        .and_then(|ink| Features::partly_hidden(ink, glyph.hidden.as_deref()));
+    (glyph, features)
+}
+
 /// Reads one tile: its glyph's face lightness, and what is on it.
 fn read_tile(
     img: &RgbaImage,
@@ -1111,11 +1168,7 @@ fn read_tile(
     tile: f32,
     classifier: &Classifier,
 ) -> (f32, bool, TileRead) {
-    let glyph = tile_glyph(img, c, tile);
-    let features = glyph
-        .ink
-        .as_ref()
-        .and_then(|ink| Features::partly_hidden(ink, glyph.hidden.as_deref()));
+    let (glyph, features) = tile_features(img, c, tile);
     let in_sight = features.as_ref().map_or(1.0, Features::share_in_sight);
     // Qu only where two letters can be: an O read as Qu is a word list of wrong words. Under a
     // veil, part of the u may be hidden: any tile then.
@@ -1125,7 +1178,7 @@ fn read_tile(
             .as_ref()
             .is_some_and(|ink| !ink.maybe_two_letters());
     let allowed: &[u8] = if one_letter { &NOT_QU } else { &[] };
-    let verdict = features.and_then(|f| classifier.classify(&f, allowed));
+    let verdict = features.and_then(|f| classifier.read_letter(&f, allowed));
     let Verdict {
         tile: letter,
         confidence,
@@ -1136,6 +1189,7 @@ fn read_tile(
         confidence: 0.0,
         runner_up: 0,
         distance: f32::INFINITY,
+        learned: false,
     });
     // What a veil hides cannot be seen: a glyph under one is trusted half as much (a stroke
     // lost under the line can turn one letter into another at a fair distance), and less the
@@ -1353,5 +1407,53 @@ mod tests {
             tile_glyph(&o, (120.0, 120.0), 200.0).ink.is_some(),
             "a ring alone is a glyph"
         );
+    }
+
+    /// A tile with a letter K on a face `shade(x, y)` lighter in places (x and y from -1 to 1
+    /// across the tile), and maybe a translucent white line across it (a traced path's).
+    fn shaded(shade: impl Fn(f32, f32) -> f32, line: bool) -> RgbaImage {
+        use super::super::corpus::text_centred;
+        let mut img = RgbaImage::from_pixel(240, 240, Rgba([GAP[0], GAP[1], GAP[2], 255]));
+        for y in 20..220 {
+            for x in 20..220 {
+                let lift = shade((x as f32 - 120.0) / 100.0, (y as f32 - 120.0) / 100.0);
+                let v = |c: f32| (c + lift).min(255.0) as u8;
+                img.put_pixel(x, y, Rgba([v(190.0), v(200.0), v(150.0), 255]));
+            }
+        }
+        let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
+        text_centred(
+            &mut img,
+            &font,
+            "K",
+            120.0,
+            120.0,
+            110.0,
+            Rgba([30, 30, 120, 255]),
+        );
+        if line {
+            for y in 100..140 {
+                for x in 20..220 {
+                    let p = img.get_pixel_mut(x, y);
+                    for c in 0..3 {
+                        p[c] = (f32::from(p[c]) * 0.5 + 255.0 * 0.5) as u8;
+                    }
+                }
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn shading_is_not_a_veil_and_a_drawn_line_is() {
+        let veiled = |img: &RgbaImage| tile_glyph(img, (120.0, 120.0), 200.0).hidden.is_some();
+        let radial = |x: f32, y: f32| 55.0 * (1.0 - (x * x + y * y).sqrt()).max(0.0);
+        assert!(!veiled(&shaded(radial, false)), "a radially shaded face");
+        assert!(
+            !veiled(&shaded(|_, y| 40.0 * (1.0 - y) / 2.0, false)),
+            "a glossy top"
+        );
+        assert!(veiled(&shaded(|_, _| 0.0, true)), "a line over a flat face");
+        assert!(veiled(&shaded(radial, true)), "a line over a shaded face");
     }
 }

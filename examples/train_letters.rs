@@ -1,0 +1,267 @@
+//! Trains the learned letter classifier (`src/vision/net.rs`) and writes its weights.
+//!
+//!     cargo run --release --example train_letters -- [--screens N] [--epochs E] [--out PATH]
+//!
+//! The glyphs are cut by the reader itself (grid finder, tile isolation, features) from
+//! screens of the developed and classic corpora drawn in every bold face under
+//! /usr/share/fonts that belongs to no held-back family, so the held-back corpus measures the
+//! network on typefaces it never saw. Training screens use seed 1000, validation screens
+//! seed 1001; a tile whose glyph the reader cannot cut is left out. Deterministic: the same
+//! fonts and arguments give the same file.
+
+use std::path::{Path, PathBuf};
+
+use scramblebot::sample::Rng;
+use scramblebot::vision::corpus::{Corpus, load_named, wide::HELD_BACK_FACES};
+use scramblebot::vision::glyph::INPUTS;
+use scramblebot::vision::net::{HIDDEN, Net, OUTPUTS, softmax};
+use scramblebot::vision::{grid, read};
+
+/// Families held back from development, by file-name prefix: none of their weights is
+/// trained on.
+const HELD_BACK_FAMILIES: [&str; 10] = [
+    "Comfortaa",
+    "Quicksand",
+    "Dosis",
+    "Oxygen",
+    "B612",
+    "Jura",
+    "Andika",
+    "Hack",
+    "Mplus",
+    "Cousine",
+];
+
+/// Weights a face's name says it is heavy enough for a game tile.
+const HEAVY: [&str; 6] = ["Bold", "Black", "Heavy", "Demi", "Semibold", "SemiBold"];
+
+fn training_faces(dir: &Path) -> Vec<String> {
+    let mut stems = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for p in entries.flatten().map(|e| e.path()) {
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("ttf" | "otf"))
+                && let Some(stem) = p.file_stem().and_then(|s| s.to_str())
+            {
+                stems.push(stem.to_string());
+            }
+        }
+    }
+    stems.sort();
+    stems.dedup();
+    stems.retain(|s| {
+        HEAVY.iter().any(|h| s.contains(h))
+            && !s.contains("Italic")
+            && !s.contains("Oblique")
+            && !HELD_BACK_FAMILIES.iter().any(|f| s.starts_with(f))
+    });
+    stems
+}
+
+type Example = ([f32; INPUTS], u8);
+
+/// The glyphs the reader cuts from `count` screens of each training corpus with `seed`.
+fn glyphs(faces: &[scramblebot::vision::corpus::Face], seed: u64, count: u64) -> Vec<Example> {
+    let mut out = Vec::new();
+    for corpus in [Corpus::Developed, Corpus::Classic] {
+        for i in 0..count {
+            let s = corpus.sample(faces, seed, i);
+            let Some((tiles, _)) = s.board else { continue };
+            if s.dimmed {
+                continue;
+            }
+            let Some(g) = grid::find(&s.image) else {
+                continue;
+            };
+            for (k, &c) in g.centres.iter().enumerate() {
+                if let (_, Some(f)) = read::tile_features(&s.image, c, g.tile) {
+                    out.push((f.vector(), tiles[k]));
+                }
+            }
+            if (i + 1) % 250 == 0 {
+                eprintln!(
+                    "  {} seed {seed}: {} screens, {} glyphs",
+                    corpus.name(),
+                    i + 1,
+                    out.len()
+                );
+            }
+        }
+    }
+    out
+}
+
+fn gaussian(rng: &mut Rng) -> f32 {
+    let u = |rng: &mut Rng| ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let (a, b) = (u(rng), u(rng));
+    ((-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()) as f32
+}
+
+/// Adam's state for one parameter block.
+struct Adam {
+    m: Vec<f32>,
+    v: Vec<f32>,
+}
+
+impl Adam {
+    fn new(n: usize) -> Adam {
+        Adam {
+            m: vec![0.0; n],
+            v: vec![0.0; n],
+        }
+    }
+    fn step(&mut self, p: &mut [f32], g: &[f32], lr: f32, t: i32, decay: f32) {
+        let (b1, b2) = (0.9f32, 0.999f32);
+        let (c1, c2) = (1.0 - b1.powi(t), 1.0 - b2.powi(t));
+        for i in 0..p.len() {
+            let gi = g[i] + decay * p[i];
+            self.m[i] = b1 * self.m[i] + (1.0 - b1) * gi;
+            self.v[i] = b2 * self.v[i] + (1.0 - b2) * gi * gi;
+            p[i] -= lr * (self.m[i] / c1) / ((self.v[i] / c2).sqrt() + 1e-8);
+        }
+    }
+}
+
+fn accuracy(net: &Net, data: &[Example]) -> (f64, f64) {
+    let (mut right, mut loss) = (0usize, 0f64);
+    for (x, y) in data {
+        let (_, _, logits) = net.forward(x);
+        let p = softmax(&logits, &[]);
+        let best = (0..OUTPUTS)
+            .max_by(|&a, &b| p[a].total_cmp(&p[b]))
+            .unwrap_or(0);
+        right += usize::from(best == *y as usize);
+        loss -= f64::from(p[*y as usize].max(1e-9)).ln();
+    }
+    let n = data.len().max(1) as f64;
+    (right as f64 / n, loss / n)
+}
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |flag: &str, default: &str| -> String {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+            .unwrap_or_else(|| default.to_string())
+    };
+    let screens: u64 = value("--screens", "1500")
+        .parse()
+        .map_err(|e| format!("--screens: {e}"))?;
+    let epochs: usize = value("--epochs", "30")
+        .parse()
+        .map_err(|e| format!("--epochs: {e}"))?;
+    let out = PathBuf::from(value("--out", "src/vision/letters.net"));
+    let fonts = PathBuf::from(value("--fonts", "/usr/share/fonts"));
+
+    let names = training_faces(&fonts);
+    for held in HELD_BACK_FACES {
+        if names.iter().any(|n| n == held) {
+            return Err(format!("{held} is held back but would be trained on"));
+        }
+    }
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let faces = load_named(&fonts, &refs);
+    if faces.is_empty() {
+        return Err(format!("no training typefaces under {}", fonts.display()));
+    }
+    eprintln!("{} training typefaces: {}", faces.len(), names.join(" "));
+    let train = glyphs(&faces, 1000, screens);
+    let valid = glyphs(&faces, 1001, screens / 5);
+    eprintln!(
+        "{} training glyphs, {} validation glyphs",
+        train.len(),
+        valid.len()
+    );
+
+    let mut net = Net::zeros();
+    for i in 0..INPUTS {
+        let n = train.len().max(1) as f64;
+        let mean = train.iter().map(|e| f64::from(e.0[i])).sum::<f64>() / n;
+        let var = train
+            .iter()
+            .map(|e| (f64::from(e.0[i]) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        net.mean[i] = mean as f32;
+        net.scale[i] = (1.0 / (var.sqrt() + 1e-3)) as f32;
+    }
+    let mut rng = Rng::new(7);
+    let s1 = (2.0 / INPUTS as f32).sqrt();
+    net.w1.iter_mut().for_each(|w| *w = gaussian(&mut rng) * s1);
+    let s2 = (1.0 / HIDDEN as f32).sqrt();
+    net.w2.iter_mut().for_each(|w| *w = gaussian(&mut rng) * s2);
+
+    let mut adam = [
+        Adam::new(net.w1.len()),
+        Adam::new(HIDDEN),
+        Adam::new(net.w2.len()),
+        Adam::new(OUTPUTS),
+    ];
+    const BATCH: usize = 64;
+    let mut order: Vec<usize> = (0..train.len()).collect();
+    let mut t = 0;
+    for epoch in 0..epochs {
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let lr = 1e-3 * 0.5 * (1.0 + (std::f32::consts::PI * epoch as f32 / epochs as f32).cos());
+        for batch in order.chunks(BATCH) {
+            let mut g1 = vec![0f32; net.w1.len()];
+            let mut gb1 = [0f32; HIDDEN];
+            let mut g2 = vec![0f32; net.w2.len()];
+            let mut gb2 = [0f32; OUTPUTS];
+            for &k in batch {
+                let (x, y) = &train[k];
+                let (xn, h, logits) = net.forward(x);
+                let mut d = softmax(&logits, &[]);
+                d[*y as usize] -= 1.0;
+                let mut dh = [0f32; HIDDEN];
+                for (o, &dk) in d.iter().enumerate() {
+                    gb2[o] += dk;
+                    let row = &mut g2[o * HIDDEN..(o + 1) * HIDDEN];
+                    for j in 0..HIDDEN {
+                        row[j] += dk * h[j];
+                        dh[j] += dk * net.w2[o * HIDDEN + j];
+                    }
+                }
+                for j in 0..HIDDEN {
+                    if h[j] <= 0.0 {
+                        continue;
+                    }
+                    gb1[j] += dh[j];
+                    let row = &mut g1[j * INPUTS..(j + 1) * INPUTS];
+                    for (g, &xi) in row.iter_mut().zip(&xn) {
+                        *g += dh[j] * xi;
+                    }
+                }
+            }
+            let n = batch.len() as f32;
+            for g in [&mut g1[..], &mut gb1[..], &mut g2[..], &mut gb2[..]] {
+                g.iter_mut().for_each(|v| *v /= n);
+            }
+            t += 1;
+            adam[0].step(&mut net.w1, &g1, lr, t, 1e-4);
+            adam[1].step(&mut net.b1, &gb1, lr, t, 0.0);
+            adam[2].step(&mut net.w2, &g2, lr, t, 1e-4);
+            adam[3].step(&mut net.b2, &gb2, lr, t, 0.0);
+        }
+        let (ta, tl) = accuracy(&net, &train);
+        let (va, vl) = accuracy(&net, &valid);
+        eprintln!(
+            "epoch {:>2}: train {:.2}% (loss {tl:.3}), validation {:.2}% (loss {vl:.3})",
+            epoch + 1,
+            100.0 * ta,
+            100.0 * va
+        );
+    }
+    std::fs::write(&out, net.to_bytes()).map_err(|e| format!("{}: {e}", out.display()))?;
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}
