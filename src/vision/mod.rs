@@ -62,6 +62,18 @@ fn ends_jpeg(bytes: &[u8]) -> bool {
     bytes[..end].ends_with(&[0xff, 0xd9])
 }
 
+/// The size a PNG or JPEG says it is (its header only), if `bytes` is one.
+pub fn declared_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") && !bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        return None;
+    }
+    image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .ok()?
+        .into_dimensions()
+        .ok()
+}
+
 /// A PNG or JPEG, its size checked before its pixels are decoded.
 fn compressed(bytes: &[u8]) -> Result<RgbaImage, VisionError> {
     let decode = |e: image::ImageError| VisionError::Decode(e.to_string());
@@ -266,6 +278,21 @@ mod tests {
         assert_eq!(
             decode(&dump(&[100, 100, 1], &[[0; 4]])),
             Err(VisionError::NotAnImage(16))
+        );
+    }
+
+    #[test]
+    fn the_declared_size_is_read_from_the_header_alone() {
+        let img = RgbaImage::new(37, 21);
+        for format in [image::ImageFormat::Png, image::ImageFormat::Jpeg] {
+            let bytes = encoded(&img, format);
+            assert_eq!(declared_size(&bytes), Some((37, 21)), "{format:?}");
+        }
+        assert_eq!(declared_size(b"not an image at all"), None);
+        assert_eq!(
+            declared_size(&dump(&[2, 2, 1], &[[0; 4]; 4])),
+            None,
+            "a raw dump"
         );
     }
 }
