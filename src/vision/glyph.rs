@@ -1046,5 +1046,12 @@ mod two_letters {
                 && v.tile == 10
                 && v.confidence == learned.classify(&k, &[]).unwrap().confidence
         );
+        // Part of the glyph under a line: the references alone decide.
+        let ink = render(&font, "K", 64.0);
+        let mut band = vec![false; ink.v.len()];
+        band[ink.v.len() / 2..ink.v.len() / 2 + ink.w * 3].fill(true);
+        let veiled = Features::partly_hidden(&ink, Some(&band)).unwrap();
+        let alone = stubborn.classify(&veiled, &[]).unwrap();
+        assert_eq!(stubborn.read_letter(&veiled, &[]), Some(alone));
     }
 }
