@@ -309,6 +309,7 @@ fn sim_refuses_bad_settings_and_a_busy_port() {
     // (args, exit code, stderr contains)
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port().to_string();
+    let not_a_font = temp_file("not-a-font.ttf", b"these bytes draw no letter");
     let cases: &[(&[&str], i32, &str)] = &[
         (&["sim", "--board", "abc"], 2, "expected 16 tiles"),
         (
@@ -328,6 +329,16 @@ fn sim_refuses_bad_settings_and_a_busy_port() {
         ),
         (&["sim", "--model", "iphone"], 2, "invalid value 'iphone'"),
         (&["sim", "--port", &port], 1, "cannot listen on 127.0.0.1"),
+        (
+            &["sim", "--font", "/nonexistent/face.ttf"],
+            2,
+            "cannot read the typeface /nonexistent/face.ttf",
+        ),
+        (
+            &["sim", "--font", not_a_font.to_str().unwrap()],
+            2,
+            "is not a TrueType or OpenType font",
+        ),
     ];
     for (args, code, message) in cases {
         fails_with(&scramblebot(args), *code, message, &format!("{args:?}"));
@@ -477,6 +488,7 @@ fn play_enters_every_word_through_debians_adb_server() {
                     ..GameConfig::default()
                 },
                 report: None,
+                letters: None,
             })
         })
         .collect();
@@ -573,6 +585,7 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
                 ..GameConfig::default()
             },
             report: None,
+            letters: None,
         })
     };
     // Every model, through the route auto picks: the board comes from the screen, raw
@@ -689,6 +702,7 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
                 ..GameConfig::default()
             },
             report: None,
+            letters: None,
         });
         let addr = phone.addr().to_string();
         let name = format!("new-{}", model.name());
@@ -1054,6 +1068,7 @@ fn every_route_plays_through_debians_adb_server() {
                 ..GameConfig::default()
             },
             report: None,
+            letters: None,
         })
     };
     // (model, board, route, routes the bot reports using)
@@ -1225,6 +1240,7 @@ fn ctrl_c_stops_play_between_samples_and_lifts_the_finger() {
             model: Model::Nexus7,
             game: GameConfig::default(),
             report: None,
+            letters: None,
         });
         let addr = phone.addr().to_string();
         let board = phone.device().game().board().to_string();
@@ -2026,6 +2042,7 @@ fn a_game_without_lifelines_calibrates_without_freeze_and_plays() {
         model: Model::Nexus7,
         game: GameConfig::default(),
         report: None,
+        letters: None,
     });
     let mut shot = (*phone.device().screenshot()).clone();
     for y in 1100..1280 {

@@ -60,6 +60,7 @@ fn lobby_phone_at(addr: &str, model: Model, seed: u64, round_secs: u64, advance_
             ..GameConfig::default()
         },
         report: None,
+        letters: None,
     };
     Sim::start(addr.parse().unwrap(), config).expect("the sim listens")
 }
@@ -287,6 +288,7 @@ fn the_play_button_is_tapped_between_rounds_and_nowhere_else() {
             ..GameConfig::default()
         },
         report: None,
+        letters: None,
     });
     let args: Vec<String> = ["--rounds", "2", "--connect", &phone.addr().to_string()]
         .map(String::from)
@@ -502,6 +504,7 @@ fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() 
                 ..GameConfig::default()
             },
             report: None,
+            letters: None,
         },
     )
     .unwrap();

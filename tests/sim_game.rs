@@ -25,6 +25,7 @@ fn sim(model: Model) -> Sim {
             ..GameConfig::default()
         },
         report: None,
+        letters: None,
     })
 }
 

@@ -305,3 +305,100 @@ fn the_reader_on_the_held_back_family() {
         r.boards
     );
 }
+
+/// The file of the face named `stem` under `dir`, if installed.
+fn font_file(dir: &std::path::Path, stem: &str) -> Option<std::path::PathBuf> {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).ok()?.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_stem().is_some_and(|s| s == stem) {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Learning a board's glyphs (what a person's confirmation does) must not mislead: in faces
+/// where two letters look alike (G and C in Jura and Dosis), a learned C claimed every G,
+/// surely, until a template had to be near to be trusted against the references.
+#[test]
+fn one_confirmed_board_teaches_a_game_face_and_misleads_nothing() {
+    use scramblebot::board::Board;
+    use scramblebot::profile::Profile;
+    use scramblebot::sim::Device;
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::screen::Face;
+    let fonts = std::path::Path::new("/usr/share/fonts");
+    let faces: Vec<_> = corpus::wide::HELD_BACK_FACES
+        .iter()
+        .filter_map(|stem| font_file(fonts, stem))
+        .collect();
+    if faces.len() < 8 {
+        assert!(
+            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
+            "only {} of the held-back typefaces under {}",
+            faces.len(),
+            fonts.display()
+        );
+        eprintln!("note: apt-get install {}; skipping", corpus::FONT_PACKAGES);
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("scramblebot-learn-face-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let devices = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("devices");
+    let (mut sure_before, mut sure_after) = (0, 0);
+    for font in &faces {
+        let face = Face::load(font).unwrap();
+        let screens: Vec<(Board, image::RgbaImage)> = (1..=6)
+            .map(|seed| {
+                let phone = Device::new(SimConfig {
+                    model: Model::Pixel,
+                    game: GameConfig {
+                        seed,
+                        ..GameConfig::default()
+                    },
+                    report: None,
+                    letters: Some(face.clone()),
+                });
+                let img = (*phone.screenshot()).clone();
+                (Board::parse(&phone.report().board).unwrap(), img)
+            })
+            .collect();
+        let path = dir.join("face.toml");
+        let _ = std::fs::remove_file(dir.join("face.glyphs.png"));
+        std::fs::copy(devices.join("pixel.toml"), &path).unwrap();
+        let profile = Profile::load(&path).unwrap();
+        let grid = grid::Grid::from_centres(*profile.centres(), profile.tile());
+        let (first, img) = &screens[0];
+        scramblebot::calibrate::learn::learn(&profile, img, first).unwrap();
+        let taught =
+            scramblebot::play::classifier_for(Some(&Profile::load(&path).unwrap())).unwrap();
+        for (board, img) in &screens[1..] {
+            let before = read::read(img, Some(&grid), &Classifier::built_in()).unwrap();
+            let after = read::read(img, Some(&grid), &taught).unwrap();
+            let name = font.file_stem().unwrap().to_string_lossy();
+            for r in [&before, &after] {
+                assert!(
+                    !r.sure() || r.board() == *board,
+                    "{name}: {board} read as {}, surely",
+                    r.board()
+                );
+            }
+            assert!(
+                !before.sure() || after.sure(),
+                "{name}: {board} was sure before learning, not after"
+            );
+            sure_before += before.sure() as usize;
+            sure_after += after.sure() as usize;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!(
+        "{} faces, boards read surely before learning: {sure_before}, after: {sure_after}",
+        faces.len()
+    );
+}

@@ -335,6 +335,7 @@ mod tests {
             model,
             game: GameConfig::default(),
             report: None,
+            letters: None,
         });
         (*device.screenshot()).clone()
     }
@@ -391,6 +392,7 @@ mod tests {
                 ..GameConfig::default()
             },
             report: None,
+            letters: None,
         });
         assert!(matches!(
             calibrate(&device.screenshot(), Freeze::Find, &classifier),

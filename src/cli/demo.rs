@@ -92,6 +92,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
                 ..GameConfig::default()
             },
             report: None,
+            letters: None,
         },
     )
     .context("cannot start the virtual phone")?;
@@ -228,6 +229,7 @@ fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::
                     ..GameConfig::default()
                 },
                 report: None,
+                letters: None,
             },
         )
         .context("cannot start a virtual phone")?;

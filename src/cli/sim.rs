@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use scramblebot::sim::game::GameConfig;
+use scramblebot::sim::screen::Face;
 use scramblebot::sim::{Device, Model, Sim, SimConfig};
 
 use super::{ModelArg, game_board, seconds};
@@ -60,11 +61,22 @@ pub struct SimArgs {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u16).range(1..=64))]
     pub phones: u16,
+    /// Draw the tiles' letters in this typeface (a TrueType or OpenType file), as a real game
+    /// draws them in its own, instead of the built-in DejaVu Sans Bold that the board reader
+    /// has references for.
+    #[arg(long, value_name = "FILE")]
+    pub font: Option<PathBuf>,
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<()> {
     let first: Model = args.model.into();
     let board = args.board.as_deref().map(game_board).transpose()?;
+    let letters = args
+        .font
+        .as_deref()
+        .map(Face::load)
+        .transpose()
+        .map_err(|e| super::BadInput(e.into()))?;
     let game = GameConfig {
         board,
         seed: args.seed,
@@ -111,6 +123,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
                 ..game.clone()
             },
             report: report.clone(),
+            letters: letters.clone(),
         };
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
         let sim = Sim::start(addr, config).with_context(|| {
@@ -129,6 +142,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             "board {}  (screen: {:?}, round {} s)",
             r.board, r.screen, args.round_secs
         );
+        if let Some(face) = &letters {
+            println!("letters:  drawn in {}", face.path().display());
+        }
         println!("connect:  adb connect {addr}   then   adb -s {addr} shell ...");
         if let Some(path) = &report {
             println!("report:   {}", path.display());

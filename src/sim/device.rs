@@ -16,7 +16,7 @@ use super::files::{Files, FsError};
 use super::game::{Action, Game, GameConfig, Report, Route, View};
 use super::layout::Layout;
 use super::model::Model;
-use super::screen;
+use super::screen::{self, Face};
 use super::stream::StreamIo;
 use super::touchscreen::{InputEvent, Touchscreen};
 use crate::dict::Trie;
@@ -28,6 +28,8 @@ pub struct SimConfig {
     pub game: GameConfig,
     /// Where the JSON report is rewritten after every stroke.
     pub report: Option<PathBuf>,
+    /// The typeface of the tiles' letters (DejaVu Sans Bold without one).
+    pub letters: Option<Face>,
 }
 
 impl Default for SimConfig {
@@ -36,6 +38,7 @@ impl Default for SimConfig {
             model: Model::Nexus7,
             game: GameConfig::default(),
             report: None,
+            letters: None,
         }
     }
 }
@@ -66,6 +69,7 @@ pub struct Device {
     epoch: Instant,
     state: Mutex<State>,
     report: Option<PathBuf>,
+    letters: Option<Face>,
     /// One report writer at a time (the file is replaced whole).
     report_writer: Mutex<()>,
 }
@@ -103,6 +107,7 @@ impl Device {
                 settings: BTreeMap::new(),
             }),
             report: config.report,
+            letters: config.letters,
             report_writer: Mutex::new(()),
             layout,
         });
@@ -154,7 +159,7 @@ impl Device {
             }
             view
         };
-        let img = Arc::new(screen::render(&self.layout, &view));
+        let img = Arc::new(screen::render(&self.layout, &view, self.letters.as_ref()));
         self.state().screen = Some((view, img.clone()));
         img
     }
@@ -426,6 +431,7 @@ mod tests {
             model,
             game: GameConfig::default(),
             report: None,
+            letters: None,
         };
         let nexus = Device::new(config(Model::Nexus7));
         nexus

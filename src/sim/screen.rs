@@ -2,12 +2,15 @@
 //! and the phone's `Layout`, with DejaVu Sans built into the binary. The look follows the
 //! real game: light rounded tiles with a big bold letter and a small point value in a corner,
 //! coloured DL/TL/DW/TW badges, a clock and score above the grid, three round lifeline
-//! buttons under it. Pure: pixels in memory; encoding and sending them is the caller's.
+//! buttons under it. The tiles' letters may be drawn in another typeface (`Face`), as a real
+//! game draws them in its own. Pure: pixels in memory; encoding and sending them is the
+//! caller's.
 
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
-use ab_glyph::{FontRef, PxScale};
-use image::{Rgba, RgbaImage};
+use ab_glyph::{Font, FontRef, FontVec, PxScale};
+use image::{GrayImage, Luma, Rgba, RgbaImage};
 use imageproc::drawing::{
     draw_filled_circle_mut, draw_filled_rect_mut, draw_hollow_circle_mut, draw_line_segment_mut,
     draw_text_mut, text_size,
@@ -27,6 +30,64 @@ fn bold() -> &'static FontRef<'static> {
 fn regular() -> &'static FontRef<'static> {
     static FONT: OnceLock<FontRef<'static>> = OnceLock::new();
     FONT.get_or_init(|| FontRef::try_from_slice(dejavu::sans::regular()).expect("DejaVu Sans"))
+}
+
+/// A typeface the tiles' letters are drawn in, read from a TrueType or OpenType file.
+#[derive(Clone)]
+pub struct Face {
+    path: PathBuf,
+    font: Arc<FontVec>,
+}
+
+impl std::fmt::Debug for Face {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Face({})", self.path.display())
+    }
+}
+
+/// Why a typeface file cannot draw the tiles.
+#[derive(Debug, thiserror::Error)]
+pub enum FaceError {
+    #[error("cannot read the typeface {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is not a TrueType or OpenType font", path.display())]
+    NotAFont { path: PathBuf },
+    #[error("the typeface {} has no glyph for {letter:?}: it cannot draw every tile", path.display())]
+    Missing { path: PathBuf, letter: char },
+}
+
+impl Face {
+    /// The face in the file at `path` (a collection's first), checked to draw every tile:
+    /// A to Z and the u of Qu.
+    pub fn load(path: &Path) -> Result<Face, FaceError> {
+        let data = std::fs::read(path).map_err(|source| FaceError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let font = FontVec::try_from_vec(data).map_err(|_| FaceError::NotAFont {
+            path: path.to_owned(),
+        })?;
+        if let Some(letter) = ('A'..='Z')
+            .chain(['u'])
+            .find(|&c| font.glyph_id(c).0 == 0 || font.outline(font.glyph_id(c)).is_none())
+        {
+            return Err(FaceError::Missing {
+                path: path.to_owned(),
+                letter,
+            });
+        }
+        Ok(Face {
+            path: path.to_owned(),
+            font: Arc::new(font),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 const fn rgb(r: u8, g: u8, b: u8) -> Rgba<u8> {
@@ -53,14 +114,15 @@ fn badge_colour(bonus: Bonus) -> Rgba<u8> {
     }
 }
 
-/// The screen `view` shows, drawn for `layout`.
-pub fn render(layout: &Layout, view: &View) -> RgbaImage {
+/// The screen `view` shows, drawn for `layout`, the tiles' letters in `letters` (DejaVu Sans Bold
+/// without one).
+pub fn render(layout: &Layout, view: &View, letters: Option<&Face>) -> RgbaImage {
     let mut img = RgbaImage::new(layout.width, layout.height);
     background(&mut img);
     status_bar(&mut img, layout);
     match view.screen {
         Screen::Lobby => lobby(&mut img, layout),
-        Screen::Round => round(&mut img, layout, view),
+        Screen::Round => round(&mut img, layout, view, letters),
         Screen::Results => results(&mut img, layout, view),
     }
     if view.dialog {
@@ -243,7 +305,7 @@ fn play_button(img: &mut RgbaImage, layout: &Layout, label: &str) {
     text_centred(img, label, cx, cy, r.height() * 0.5, WHITE, bold());
 }
 
-fn round(img: &mut RgbaImage, layout: &Layout, view: &View) {
+fn round(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Face>) {
     let w = layout.width as f32;
     let grid = layout.grid();
     // Header: round, clock, score, between the status bar and the grid.
@@ -309,16 +371,19 @@ fn round(img: &mut RgbaImage, layout: &Layout, view: &View) {
         };
         let radius = layout.tile * 0.12;
         rounded(img, shifted(r, layout.tile * 0.045), radius, TILE_SHADOW);
-        let face = if view.selected.contains(&cell) {
+        let colour = if view.selected.contains(&cell) {
             TILE_SELECTED
         } else {
             TILE
         };
-        rounded(img, r, radius, face);
+        rounded(img, r, radius, colour);
         let tile = view.tiles.get(cell).copied().unwrap_or(0);
         let name = tile_name(tile);
         let size = layout.tile * if name.len() > 1 { 0.5 } else { 0.62 };
-        text_centred(img, name, cx, cy + layout.tile * 0.03, size, INK, bold());
+        match letters {
+            Some(face) => ink_centred(img, name, cx, cy, size, INK, face.font.as_ref()),
+            None => text_centred(img, name, cx, cy + layout.tile * 0.03, size, INK, bold()),
+        }
         let (value, _) = rules.tile_terms(tile, None);
         let small = layout.tile * 0.2;
         text_right(
@@ -503,6 +568,57 @@ fn text_right(
     place(img, text, x - w as f32, cy, size, colour, font);
 }
 
+/// Draws `text` in any `font` with the box of its ink centred on (cx, cy): drawn apart first,
+/// so that no metric of the face is assumed.
+fn ink_centred(
+    img: &mut RgbaImage,
+    text: &str,
+    cx: f32,
+    cy: f32,
+    size: f32,
+    colour: Rgba<u8>,
+    font: &impl Font,
+) {
+    let scale = PxScale::from(size);
+    let (w, h) = text_size(scale, font, text);
+    let pad = size.ceil() as u32;
+    let mut ink = GrayImage::new(w + 2 * pad, h + 2 * pad);
+    draw_text_mut(
+        &mut ink,
+        Luma([255]),
+        pad as i32,
+        pad as i32,
+        scale,
+        font,
+        text,
+    );
+    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+    for (x, y, p) in ink.enumerate_pixels() {
+        if p.0[0] > 0 {
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+    }
+    if x0 > x1 {
+        return;
+    }
+    let dx = (cx - (x0 + x1 + 1) as f32 / 2.0).round() as i64;
+    let dy = (cy - (y0 + y1 + 1) as f32 / 2.0).round() as i64;
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            let a = ink.get_pixel(x, y).0[0] as f32 / 255.0;
+            let (tx, ty) = (x as i64 + dx, y as i64 + dy);
+            if a == 0.0 || tx < 0 || ty < 0 || tx >= img.width() as i64 || ty >= img.height() as i64
+            {
+                continue;
+            }
+            let p = img.get_pixel_mut(tx as u32, ty as u32);
+            for (c, &k) in p.0[..3].iter_mut().zip(&colour.0[..3]) {
+                *c = (*c as f32 * (1.0 - a) + k as f32 * a).round() as u8;
+            }
+        }
+    }
+}
+
 /// Draws `text` starting at x with its capital letters vertically centred on cy.
 fn place(
     img: &mut RgbaImage,
@@ -552,7 +668,7 @@ mod tests {
         for model in Model::ALL {
             let layout = Layout::of(model);
             for screen in [Screen::Lobby, Screen::Round, Screen::Results] {
-                let img = render(&layout, &view(screen));
+                let img = render(&layout, &view(screen), None);
                 assert_eq!(img.dimensions(), (layout.width, layout.height));
             }
         }
@@ -561,7 +677,7 @@ mod tests {
     #[test]
     fn tiles_are_light_with_dark_ink_and_selected_tiles_stand_out() {
         let layout = Layout::of(Model::Nexus7);
-        let img = render(&layout, &view(Screen::Round));
+        let img = render(&layout, &view(Screen::Round), None);
         // A tile's face near its edge is the tile colour; the middle of "A" (cell 0, selected)
         // and of "B" (cell 2, plain) hold dark ink somewhere on their centre row.
         let px = |x: f32, y: f32| *img.get_pixel(x as u32, y as u32);

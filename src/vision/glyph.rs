@@ -464,6 +464,13 @@ pub struct Classifier {
 /// learned one, surely, at 0.49 and more, the learned ones at 0.00 on clean screens.
 const TEMPLATE_CLOSE: f32 = 0.3;
 
+/// A template this near is the very glyph captured again. Measured on the virtual phone
+/// drawing eleven faces the references do not know (`sim --font`, README): a letter against
+/// its own template from another board, at most 0.079 on lossless screenshots (0.17 at JPEG
+/// quality 60); against another letter's template, 0.168 and more (D and O in Dosis), and
+/// under 0.3 in two faces (G against C in Jura and Dosis: read as C, surely, before this).
+const TEMPLATE_SAME: f32 = 0.12;
+
 /// Why a profile's glyph templates cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TemplateError {
@@ -649,6 +656,63 @@ pub fn references_from<F: Font>(fonts: &[F]) -> Vec<Reference> {
 
 static BUILT_IN: LazyLock<Vec<Reference>> = LazyLock::new(|| references_from(&built_in_fonts()));
 
+/// The distance from `glyph` to each tile's nearest reference among `allowed` (all when
+/// empty), for the two nearest tiles at least: a reference whose distance cannot come under
+/// the second nearest so far (its cheap terms alone reach it) is skipped, so farther tiles
+/// may stay infinite or above their true distance.
+fn nearest_per_tile(references: &[Reference], glyph: &Features, allowed: &[u8]) -> [f32; 26] {
+    let mut best = [f32::INFINITY; 26];
+    let mut second = f32::INFINITY;
+    for r in references {
+        if !allowed.is_empty() && !allowed.contains(&r.tile) {
+            continue;
+        }
+        if glyph.lower_bound(&r.features) >= second {
+            continue;
+        }
+        let d = glyph.distance(&r.features);
+        if d < best[r.tile as usize] {
+            best[r.tile as usize] = d;
+            let (mut a, mut b) = (f32::INFINITY, f32::INFINITY);
+            for &v in &best {
+                if v < a {
+                    (a, b) = (v, a);
+                } else if v < b {
+                    b = v;
+                }
+            }
+            second = b;
+        }
+    }
+    best
+}
+
+/// The nearest tile of `best` (distances by tile) and how far ahead of the next it is;
+/// `taught` says which tiles' distances are a template's.
+fn verdict(best: &[f32; 26], taught: &[bool; 26]) -> Option<Verdict> {
+    let mut order: Vec<u8> = (0..26u8)
+        .filter(|&t| best[t as usize].is_finite())
+        .collect();
+    order.sort_by(|&a, &b| best[a as usize].total_cmp(&best[b as usize]));
+    let (&tile, rest) = order.split_first()?;
+    let d1 = best[tile as usize];
+    let (runner_up, d2) = rest
+        .first()
+        .map_or((tile, f32::INFINITY), |&t| (t, best[t as usize]));
+    let confidence = if d2.is_finite() && d2 > 0.0 {
+        ((d2 - d1) / d2).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    Some(Verdict {
+        tile,
+        confidence,
+        runner_up,
+        distance: d1,
+        learned: taught[tile as usize],
+    })
+}
+
 impl Classifier {
     /// The built-in references (rendered on the first call).
     pub fn built_in() -> Classifier {
@@ -672,65 +736,61 @@ impl Classifier {
         self.templates.len()
     }
 
-    /// The nearest tile among `allowed` (all when empty).
+    /// The nearest tile among `allowed` (all when empty): the built-in references' verdict,
+    /// corrected by the profile's templates. A template nearer than `TEMPLATE_SAME` is the
+    /// same glyph captured again and takes precedence (it wins a tie). One farther, up to
+    /// `TEMPLATE_CLOSE`, may as well be a like letter of the same face (C for an unlearned
+    /// G): where the references read a letter with no template, theirs stands with half its
+    /// confidence; where they read another learned letter, the nearer stands, unsure.
     pub fn classify(&self, glyph: &Features, allowed: &[u8]) -> Option<Verdict> {
-        let mut best = [f32::INFINITY; 26];
-        let mut learned = [false; 26];
-        let weighted = self
-            .references
-            .iter()
-            .map(|r| (r, false))
-            .chain(self.templates.iter().map(|t| (t, true)));
-        // Only the two nearest tiles matter: a reference whose distance cannot come under the
-        // second nearest so far (its cheap terms alone reach it) is skipped.
-        let mut second = f32::INFINITY;
-        for (r, template) in weighted {
-            if !allowed.is_empty() && !allowed.contains(&r.tile) {
+        let references = nearest_per_tile(self.references, glyph, allowed);
+        let mut learned = [f32::INFINITY; 26];
+        for t in self.templates.iter() {
+            if !allowed.is_empty() && !allowed.contains(&t.tile) {
                 continue;
             }
-            let bound = glyph.lower_bound(&r.features);
-            if bound >= second || (template && bound > TEMPLATE_CLOSE) {
+            if glyph.lower_bound(&t.features) > TEMPLATE_CLOSE {
                 continue;
             }
-            let d = glyph.distance(&r.features);
-            if template && d > TEMPLATE_CLOSE {
-                continue;
-            }
-            // A template takes precedence: it wins a tie.
-            if d < best[r.tile as usize] || (template && d <= best[r.tile as usize]) {
-                best[r.tile as usize] = d;
-                learned[r.tile as usize] = template;
-                let (mut a, mut b) = (f32::INFINITY, f32::INFINITY);
-                for &v in &best {
-                    if v < a {
-                        (a, b) = (v, a);
-                    } else if v < b {
-                        b = v;
-                    }
-                }
-                second = b;
+            let d = glyph.distance(&t.features);
+            if d <= TEMPLATE_CLOSE {
+                let slot = &mut learned[t.tile as usize];
+                *slot = slot.min(d);
             }
         }
-        let mut order: Vec<u8> = (0..26u8)
-            .filter(|&t| best[t as usize].is_finite())
-            .collect();
-        order.sort_by(|&a, &b| best[a as usize].total_cmp(&best[b as usize]));
-        let (&tile, rest) = order.split_first()?;
-        let d1 = best[tile as usize];
-        let (runner_up, d2) = rest
-            .first()
-            .map_or((tile, f32::INFINITY), |&t| (t, best[t as usize]));
-        let confidence = if d2.is_finite() && d2 > 0.0 {
-            ((d2 - d1) / d2).clamp(0.0, 1.0)
-        } else {
-            1.0
+        let by_references = verdict(&references, &[false; 26]);
+        if learned.iter().all(|d| d.is_infinite()) {
+            return by_references;
+        }
+        // Both kinds together, a tile's distance its nearer one's.
+        let mut joined = references;
+        let mut taught = [false; 26];
+        for t in 0..26 {
+            let d = learned[t];
+            // A template takes precedence: it wins a tie.
+            if d < joined[t] || (d <= joined[t] && d <= TEMPLATE_SAME) {
+                joined[t] = d;
+                taught[t] = true;
+            }
+        }
+        let both = verdict(&joined, &taught)?;
+        let Some(alone) = by_references else {
+            return Some(both);
         };
-        Some(Verdict {
-            tile,
-            confidence,
-            runner_up,
-            distance: d1,
-            learned: learned[tile as usize],
+        if both.tile == alone.tile || learned[both.tile as usize] <= TEMPLATE_SAME {
+            return Some(both);
+        }
+        Some(if learned[alone.tile as usize].is_infinite() {
+            Verdict {
+                confidence: alone.confidence / 2.0,
+                runner_up: both.tile,
+                ..alone
+            }
+        } else {
+            Verdict {
+                confidence: 0.0,
+                ..both
+            }
         })
     }
 

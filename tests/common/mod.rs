@@ -26,6 +26,7 @@ pub fn start_game(model: Model, game: scramblebot::sim::game::GameConfig) -> Sim
         model,
         game,
         report: None,
+        letters: None,
     })
 }
 
