@@ -4,8 +4,9 @@
 //! `calibrate --board` and `read --learn` do when a person confirms a board) and reads boards
 //! 2..N again with them.
 //!
-//!     cargo run --release --example learn_faces -- [--boards N] [--model pixel] [FONT...]
+//!     cargo run --release --example learn_faces -- [--boards N] [--model pixel] [--jpeg Q] [FONT...]
 //!
+//! `--jpeg Q` reads boards 2..N through JPEG at quality Q (board 1 is learned as shot).
 //! Without fonts, every TrueType or OpenType file under /usr/share/fonts is tried (one
 //! that cannot draw every tile is passed over). One line per face, then the totals.
 
@@ -75,35 +76,26 @@ fn tally(screens: &[(Board, image::RgbaImage)], grid: &Grid, classifier: &Classi
     t
 }
 
-fn font_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p
-                .extension()
-                .is_some_and(|x| x.eq_ignore_ascii_case("ttf") || x.eq_ignore_ascii_case("otf"))
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+/// `img` as a JPEG of quality `q` shows it.
+fn through_jpeg(img: &image::RgbaImage, q: u8) -> image::RgbaImage {
+    let rgb = image::DynamicImage::ImageRgba8(img.clone()).to_rgb8();
+    let mut bytes = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, q)
+        .encode_image(&rgb)
+        .expect("JPEG in memory");
+    image::load_from_memory(&bytes)
+        .expect("our own JPEG")
+        .to_rgba8()
 }
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let (mut boards, mut model, mut fonts) = (12u64, Model::Pixel, Vec::new());
+    let mut jpeg: Option<u8> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--boards" => boards = args.next().unwrap_or_default().parse()?,
+            "--jpeg" => jpeg = Some(args.next().unwrap_or_default().parse()?),
             "--model" => {
                 let name = args.next().unwrap_or_default();
                 model = Model::ALL
@@ -116,7 +108,7 @@ fn main() -> anyhow::Result<()> {
     }
     anyhow::ensure!(boards >= 2, "--boards must be 2 or more");
     if fonts.is_empty() {
-        fonts = font_files(Path::new("/usr/share/fonts"));
+        fonts = scramblebot::vision::corpus::font_files(Path::new("/usr/share/fonts"));
     }
     let dir = std::env::temp_dir().join(format!("scramblebot-learn-faces-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
@@ -141,7 +133,10 @@ fn main() -> anyhow::Result<()> {
                     report: None,
                     letters: Some(face.clone()),
                 });
-                let img = (*device.screenshot()).clone();
+                let mut img = (*device.screenshot()).clone();
+                if let Some(q) = jpeg.filter(|_| seed > 1) {
+                    img = through_jpeg(&img, q);
+                }
                 let board = Board::parse(&device.report().board).expect("the phone's board");
                 (board, img)
             })

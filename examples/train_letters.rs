@@ -36,22 +36,10 @@ const HELD_BACK_FAMILIES: [&str; 10] = [
 const HEAVY: [&str; 6] = ["Bold", "Black", "Heavy", "Demi", "Semibold", "SemiBold"];
 
 fn training_faces(dir: &Path) -> Vec<String> {
-    let mut stems = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for p in entries.flatten().map(|e| e.path()) {
-            if p.is_dir() {
-                stack.push(p);
-            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("ttf" | "otf"))
-                && let Some(stem) = p.file_stem().and_then(|s| s.to_str())
-            {
-                stems.push(stem.to_string());
-            }
-        }
-    }
+    let mut stems: Vec<String> = scramblebot::vision::corpus::font_files(dir)
+        .iter()
+        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(String::from))
+        .collect();
     stems.sort();
     stems.dedup();
     stems.retain(|s| {

@@ -306,22 +306,6 @@ fn the_reader_on_the_held_back_family() {
     );
 }
 
-/// The file of the face named `stem` under `dir`, if installed.
-fn font_file(dir: &std::path::Path, stem: &str) -> Option<std::path::PathBuf> {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).ok()?.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_stem().is_some_and(|s| s == stem) {
-                return Some(p);
-            }
-        }
-    }
-    None
-}
-
 /// Learning a board's glyphs (what a person's confirmation does) must not mislead: in faces
 /// where two letters look alike (G and C in Jura and Dosis), a learned C claimed every G,
 /// surely, until a template had to be near to be trusted against the references.
@@ -335,7 +319,7 @@ fn one_confirmed_board_teaches_a_game_face_and_misleads_nothing() {
     let fonts = std::path::Path::new("/usr/share/fonts");
     let faces: Vec<_> = corpus::wide::HELD_BACK_FACES
         .iter()
-        .filter_map(|stem| font_file(fonts, stem))
+        .filter_map(|stem| corpus::font_file(fonts, stem))
         .collect();
     if faces.len() < 8 {
         assert!(

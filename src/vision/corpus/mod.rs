@@ -51,9 +51,8 @@ pub fn load_faces(dir: &Path) -> Vec<Face> {
     load_named(dir, &UNSEEN_FACES)
 }
 
-/// Finds the faces of these file stems under `dir` (searched recursively; the first file of
-/// each name), in the order named; those not found are left out.
-pub fn load_named(dir: &Path, names: &[&str]) -> Vec<Face> {
+/// The TrueType and OpenType files under `dir` (searched recursively), sorted.
+pub fn font_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -70,6 +69,20 @@ pub fn load_named(dir: &Path, names: &[&str]) -> Vec<Face> {
         }
     }
     files.sort();
+    files
+}
+
+/// The first of `font_files(dir)` whose name without extension is `stem`.
+pub fn font_file(dir: &Path, stem: &str) -> Option<PathBuf> {
+    font_files(dir)
+        .into_iter()
+        .find(|p| p.file_stem().and_then(|s| s.to_str()) == Some(stem))
+}
+
+/// Finds the faces of these file stems under `dir` (searched recursively; the first file of
+/// each name), in the order named; those not found are left out.
+pub fn load_named(dir: &Path, names: &[&str]) -> Vec<Face> {
+    let files = font_files(dir);
     let mut out = Vec::new();
     for &name in names {
         let found = files
