@@ -91,7 +91,13 @@ fn compressed(bytes: &[u8]) -> Result<RgbaImage, VisionError> {
     limits.max_image_height = Some(MAX_SIDE);
     let mut reader = reader()?;
     reader.limits(limits);
-    reader.decode().map(|i| i.to_rgba8()).map_err(decode)
+    // A decoder's own bug must not take the bot down with it: zune-jpeg 0.5.15 multiplies a
+    // block's DC value by its quantiser unchecked (found by fuzzing: it panics where overflow
+    // is checked, as in tests, and wraps to garbage in release builds).
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.decode()))
+        .map_err(|_| VisionError::Decode("the decoder failed on this file (damaged?)".into()))?
+        .map(|i| i.to_rgba8())
+        .map_err(decode)
 }
 
 /// The `i`th little-endian u32 of a dump's header.
