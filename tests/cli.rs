@@ -1274,6 +1274,32 @@ fn ctrl_c_stops_play_between_samples_and_lifts_the_finger() {
     }
 }
 
+/// Output into a pipe nobody reads any more (`scramblebot read ... | head -c 100`) ends the
+/// command quietly, as for any Unix tool: it panicked ("failed printing to stdout").
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use scramblebot::sim::{Device, SimConfig};
+    let png = temp_file("closed-pipe.png", b"");
+    Device::new(SimConfig::default())
+        .screenshot()
+        .save(&png)
+        .unwrap();
+    for args in [
+        &["read", png.to_str().unwrap(), "--json"][..],
+        &["solve", "RBENSTLAEOUONCAQ"][..],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+            .args(args)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let said = text(&out.stderr);
+        assert!(out.status.success() && said.is_empty(), "{args:?}: {said}");
+    }
+}
+
 #[test]
 fn read_tells_the_board_on_a_screenshot_and_exits_3_when_there_is_none() {
     use scramblebot::sim::{Model, Sim, SimConfig};

@@ -258,7 +258,7 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
     });
     bar.finish_and_clear();
     if args.json {
-        println!("{}", serde_json::to_string(&r)?);
+        super::outln!("{}", serde_json::to_string(&r)?)?;
         return Ok(());
     }
     let mut out = std::io::stdout().lock();

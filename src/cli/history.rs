@@ -68,15 +68,21 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
             all,
             bad_lines: bad,
         };
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        super::outln!("{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
     }
-    println!(
+    super::outln!(
         "{:<24} {:>7} {:>7} {:>10} {:>9} {:>12} {:>7}",
-        "phone", "rounds", "played", "all words", "words", "points", "share"
-    );
+        "phone",
+        "rounds",
+        "played",
+        "all words",
+        "words",
+        "points",
+        "share"
+    )?;
     let row = |name: &str, s: &history::Summary| {
-        println!(
+        super::outln!(
             "{name:<24} {:>7} {:>7} {:>10} {:>9} {:>12} {:>6.1}%",
             s.rounds,
             s.played,
@@ -84,12 +90,12 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
             s.words_entered,
             s.points_claimed,
             s.share() * 100.0
-        );
+        )
     };
     for (serial, s) in &phones {
-        row(serial, s);
+        row(serial, s)?;
     }
-    row("all", &all);
+    row("all", &all)?;
     if bad > 0 {
         eprintln!("{bad} lines of {} did not parse", path.display());
     }
@@ -129,15 +135,20 @@ fn practices(args: HistoryArgs) -> anyhow::Result<()> {
             practices: records,
             bad_lines: bad,
         };
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        super::outln!("{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
     }
-    println!(
+    super::outln!(
         "{:<20} {:<22} {:>6} {:>7} {:>6} {:>11}",
-        "when", "board", "secs", "score", "share", "words"
-    );
+        "when",
+        "board",
+        "secs",
+        "score",
+        "share",
+        "words"
+    )?;
     for r in &records {
-        println!(
+        super::outln!(
             "{:<20} {:<22} {:>6} {:>7} {:>5.1}% {:>11}",
             scramblebot::plot::utc(r.time),
             r.board,
@@ -145,14 +156,14 @@ fn practices(args: HistoryArgs) -> anyhow::Result<()> {
             format!("{}/{}", r.score, r.max_score),
             r.share() * 100.0,
             format!("{}/{}", r.found.len(), r.found.len() + r.missed.len())
-        );
+        )?;
     }
-    println!(
+    super::outln!(
         "{n} practices; share of the maximum {:.1}% on average, {:.1}% over the first five, {:.1}% over the last five",
         mean_share(&records) * 100.0,
         mean_share(first) * 100.0,
         mean_share(last) * 100.0
-    );
+    )?;
     if bad > 0 {
         eprintln!("{bad} lines of {} did not parse", path.display());
     }

@@ -86,6 +86,17 @@ pub enum Command {
 }
 
 /// Runs the command.
+/// `println!` that hands back the write's error instead of panicking: output into a closed
+/// pipe (`scramblebot read ... | head -c 100`) ends the command quietly (`main` takes a
+/// broken pipe for success).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*)
+    }};
+}
+pub(crate) use outln;
+
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Solve(a) => solve::run(a),

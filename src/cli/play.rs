@@ -133,7 +133,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         })?;
         return failed(&outcome);
     }
-    println!(
+    super::outln!(
         "{phone_line}, board {}{} ({}), route {route}",
         seen.board,
         seen.bonus_text()
@@ -144,11 +144,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             BoardSource::Screen => "screen",
             BoardSource::ScreenTyped => "screen, typed",
         }
-    );
+    )?;
     if let Some(ms) = first_touch_ms {
-        println!("first touch {ms:.0} ms after start");
+        super::outln!("first touch {ms:.0} ms after start")?;
     }
-    println!(
+    super::outln!(
         "entered {} of {} words ({} points as scored by the solver) in {:.1} s, {} freezes, {}",
         outcome.words_entered,
         outcome.words_planned,
@@ -156,7 +156,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         outcome.elapsed_secs,
         outcome.freezes.len(),
         outcome.stop.text()
-    );
+    )?;
     failed(&outcome)
 }
 

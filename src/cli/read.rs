@@ -129,7 +129,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
                     refused: e.to_string(),
                     ms,
                 };
-                println!("{}", serde_json::to_string(&refused)?);
+                super::outln!("{}", serde_json::to_string(&refused)?)?;
             }
             return Err(NotSure(format!("{}: {e}", args.image.display())).into());
         }
@@ -161,7 +161,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
             },
             ms,
         };
-        println!("{}", serde_json::to_string(&json)?);
+        super::outln!("{}", serde_json::to_string(&json)?)?;
     } else {
         let mut out = std::io::stdout().lock();
         write!(out, "{}", reading_text(&reading))?;
