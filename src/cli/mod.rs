@@ -85,7 +85,6 @@ pub enum Command {
     Read(read::ReadArgs),
 }
 
-/// Runs the command.
 /// `println!` that hands back the write's error instead of panicking: output into a closed
 /// pipe (`scramblebot read ... | head -c 100`) ends the command quietly (`main` takes a
 /// broken pipe for success).
@@ -97,6 +96,7 @@ macro_rules! outln {
 }
 pub(crate) use outln;
 
+/// Runs the command.
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Solve(a) => solve::run(a),

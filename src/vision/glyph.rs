@@ -663,9 +663,10 @@ pub fn references_from<F: Font>(fonts: &[F]) -> Vec<Reference> {
 
 static BUILT_IN: LazyLock<Vec<Reference>> = LazyLock::new(|| references_from(&built_in_fonts()));
 
-/// The distance from `glyph` to each tile's nearest reference among the `allowed` ones, for the two nearest tiles at least: a reference whose distance cannot come under
-/// the second nearest so far (its cheap terms alone reach it) is skipped, so farther tiles
-/// may stay infinite or above their true distance.
+/// The distance from `glyph` to each tile's nearest reference among the `allowed` ones, for
+/// the two nearest tiles at least: a reference whose distance cannot come under the second
+/// nearest so far (its cheap terms alone reach it) is skipped, so farther tiles may stay
+/// infinite or above their true distance.
 fn nearest_per_tile(references: &[Reference], glyph: &Features, allowed: &[bool; 26]) -> [f32; 26] {
     let mut best = [f32::INFINITY; 26];
     let mut second = f32::INFINITY;
@@ -742,30 +743,31 @@ impl Classifier {
         self.templates.len()
     }
 
-    /// The tiles `glyph` may be among `allowed` (all when empty): all of them but the letters
-    /// the profile learned none of whose templates comes within `TEMPLATE_FAR` of a glyph seen
-    /// whole. A learned letter is known by its template; a glyph none comes near is another
-    /// letter, so a learned one is no runner-up to doubt an unlearned one by. (All of them
-    /// when that would leave none; under a line, a glyph may be far from its own template.)
-    fn candidates(&self, glyph: &Features, allowed: &[u8]) -> [bool; 26] {
+    /// The nearest template's distance for each tile among `allowed` (all when empty; infinite
+    /// for a tile not learned or with no template within `TEMPLATE_FAR`), and the tiles
+    /// `glyph` may be: all allowed but the letters the profile learned none of whose templates
+    /// comes within `TEMPLATE_FAR` of a glyph seen whole. A learned letter is known by its
+    /// template; a glyph none comes near is another letter, so a learned one is no runner-up
+    /// to doubt an unlearned one by. (All allowed when that would leave none; under a line, a
+    /// glyph may be far from its own template.)
+    fn templates_near(&self, glyph: &Features, allowed: &[u8]) -> ([f32; 26], [bool; 26]) {
         let allowed: [bool; 26] =
             std::array::from_fn(|t| allowed.is_empty() || allowed.contains(&(t as u8)));
-        if self.templates.is_empty() || glyph.hidden.is_some() {
-            return allowed;
-        }
+        let mut nearest = [f32::INFINITY; 26];
         let mut known = [false; 26];
-        let mut near = [false; 26];
         for t in self.templates.iter() {
-            known[t.tile as usize] = true;
-            if !near[t.tile as usize]
-                && glyph.lower_bound(&t.features) <= TEMPLATE_FAR
-                && glyph.distance(&t.features) <= TEMPLATE_FAR
-            {
-                near[t.tile as usize] = true;
+            let tile = t.tile as usize;
+            known[tile] = true;
+            if allowed[tile] && glyph.lower_bound(&t.features) <= TEMPLATE_FAR {
+                nearest[tile] = nearest[tile].min(glyph.distance(&t.features));
             }
         }
-        let left: [bool; 26] = std::array::from_fn(|t| allowed[t] && (!known[t] || near[t]));
-        if left.contains(&true) { left } else { allowed }
+        if glyph.hidden.is_some() {
+            return (nearest, allowed);
+        }
+        let left: [bool; 26] =
+            std::array::from_fn(|t| allowed[t] && (!known[t] || nearest[t] <= TEMPLATE_FAR));
+        (nearest, if left.contains(&true) { left } else { allowed })
     }
 
     /// The nearest tile among `allowed` (all when empty): the built-in references' verdict,
@@ -775,25 +777,23 @@ impl Classifier {
     /// G): where the references read a letter with no template, theirs stands with half its
     /// confidence; where they read another learned letter, the nearer stands, unsure.
     pub fn classify(&self, glyph: &Features, allowed: &[u8]) -> Option<Verdict> {
-        let candidates = self.candidates(glyph, allowed);
+        self.classify_among(glyph, allowed).map(|(v, _)| v)
+    }
+
+    /// `classify`, with the tiles the glyph was found to be among.
+    fn classify_among(&self, glyph: &Features, allowed: &[u8]) -> Option<(Verdict, [bool; 26])> {
+        let (nearest, candidates) = self.templates_near(glyph, allowed);
         let references = nearest_per_tile(self.references, glyph, &candidates);
-        let mut learned = [f32::INFINITY; 26];
-        for t in self.templates.iter() {
-            if !candidates[t.tile as usize] {
-                continue;
+        let learned: [f32; 26] = std::array::from_fn(|t| {
+            if candidates[t] && nearest[t] <= TEMPLATE_CLOSE {
+                nearest[t]
+            } else {
+                f32::INFINITY
             }
-            if glyph.lower_bound(&t.features) > TEMPLATE_CLOSE {
-                continue;
-            }
-            let d = glyph.distance(&t.features);
-            if d <= TEMPLATE_CLOSE {
-                let slot = &mut learned[t.tile as usize];
-                *slot = slot.min(d);
-            }
-        }
+        });
         let by_references = verdict(&references, &[false; 26]);
         if learned.iter().all(|d| d.is_infinite()) {
-            return by_references;
+            return by_references.map(|v| (v, candidates));
         }
         // Both kinds together, a tile's distance its nearer one's.
         let mut joined = references;
@@ -808,12 +808,12 @@ impl Classifier {
         }
         let both = verdict(&joined, &taught)?;
         let Some(alone) = by_references else {
-            return Some(both);
+            return Some((both, candidates));
         };
         if both.tile == alone.tile || learned[both.tile as usize] <= TEMPLATE_SAME {
-            return Some(both);
+            return Some((both, candidates));
         }
-        Some(if learned[alone.tile as usize].is_infinite() {
+        let v = if learned[alone.tile as usize].is_infinite() {
             Verdict {
                 confidence: alone.confidence / 2.0,
                 runner_up: both.tile,
@@ -824,7 +824,8 @@ impl Classifier {
                 confidence: 0.0,
                 ..both
             }
-        })
+        };
+        Some((v, candidates))
     }
 
     /// The letter of a tile's glyph: the nearest reference's, its confidence weighed with the
@@ -851,14 +852,13 @@ impl Classifier {
 
     /// `read_letter` before its familiarity is weighed in.
     fn weighed(&self, glyph: &Features, allowed: &[u8]) -> Option<Verdict> {
-        let nearest = self.classify(glyph, allowed)?;
+        let (nearest, mask) = self.classify_among(glyph, allowed)?;
         let Some(net) = self
             .net
             .filter(|_| !nearest.learned && glyph.hidden.is_none())
         else {
             return Some(nearest);
         };
-        let mask = self.candidates(glyph, allowed);
         let candidates: Vec<u8> = (0..26u8).filter(|&t| mask[t as usize]).collect();
         let p = net.probabilities(glyph, &candidates);
         let mut order: Vec<u8> = (0..26u8).collect();
