@@ -469,7 +469,7 @@ const TEMPLATE_CLOSE: f32 = 0.3;
 /// its own template from another board, at most 0.079 on lossless screenshots (0.17 at JPEG
 /// quality 60); against another letter's template, 0.168 and more (D and O in Dosis), and
 /// under 0.3 in two faces (G against C in Jura and Dosis: read as C, surely, before this).
-const TEMPLATE_SAME: f32 = 0.12;
+pub const TEMPLATE_SAME: f32 = 0.12;
 
 /// A learned letter none of whose templates comes this near a glyph seen whole is not that
 /// glyph's letter. Measured on the virtual phone (`examples/learn_faces.rs`): a letter
@@ -735,6 +735,16 @@ impl Classifier {
         Classifier {
             templates: templates.into(),
             ..Classifier::built_in()
+        }
+    }
+
+    /// This classifier with `more` templates beside its own (a board's own sure glyphs).
+    pub fn with_more_templates(&self, more: &[Reference]) -> Classifier {
+        let mut templates = self.templates.to_vec();
+        templates.extend_from_slice(more);
+        Classifier {
+            templates: templates.into(),
+            ..self.clone()
         }
     }
 
