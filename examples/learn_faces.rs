@@ -57,7 +57,7 @@ fn tally(screens: &[(Board, image::RgbaImage)], grid: &Grid, classifier: &Classi
         let right = r.board() == *board;
         if std::env::var_os("VERBOSE").is_some() {
             for (t, &truth) in r.tiles.iter().zip(board.tiles()) {
-                if t.tile != truth {
+                if t.tile != truth || !t.sure() {
                     eprintln!(
                         "  {} read as {} ({:.2}, then {}){}",
                         tile_name(truth),
