@@ -219,18 +219,21 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
             && (r.cy() - nf / 2.0).abs() < nf * MAIN_NEAR_MIDDLE
     };
     // The glyph reaching the crop's edge is a glyph joined to something else: a bonus badge
-    // or a highlight in another colour. Only ink of the glyph's own colour is kept then.
+    // or a highlight in another colour. Only ink of the glyph's own colour is kept then. A
+    // frame drawn inside the tile is no glyph, though it may reach the edge through the
+    // background beyond the tile's rim (and be as dark as the letter, in another colour).
+    let mut frames = frames_of(&found, nf, near_middle);
     if found
         .iter()
-        .filter(|r| near_middle(r))
+        .filter(|r| near_middle(r) && !frames.contains(&r.id))
         .max_by_key(|r| r.count)
         .is_some_and(|r| r.edge)
         && let Some(palette) = palette()
     {
         own_colour_only(&crop, palette, &mut ink_of);
         found = ink_regions(&ink_of, n, &mut labels, &mut stack);
+        frames = frames_of(&found, nf, near_middle);
     }
-    let frames = frames(&found, nf, near_middle);
     let Some(main) = found
         .iter()
         .filter(|r| !r.edge && near_middle(r) && !frames.contains(&r.id))
@@ -266,7 +269,7 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
 
 /// The regions (by id) that are frames: at least `FRAME_SPAN` of the crop's side both ways,
 /// with other ink in the middle inside their box (a letter O that large has nothing inside).
-fn frames(found: &[Region], nf: f32, near_middle: impl Fn(&Region) -> bool) -> Vec<u32> {
+fn frames_of(found: &[Region], nf: f32, near_middle: impl Fn(&Region) -> bool) -> Vec<u32> {
     let span = nf * FRAME_SPAN;
     found
         .iter()
@@ -1474,6 +1477,35 @@ mod tests {
         let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
         text_centred(&mut img, &font, "K", 120.0, 120.0, 110.0, ink);
         img
+    }
+
+    #[test]
+    fn a_frame_reaching_the_crops_edge_as_dark_as_the_letter_leaves_it_whole() {
+        // An outlined tile whose frame lies at its rim, on a dark background the crop takes
+        // in (a grid's tile measured a little large): frame and background are one region
+        // reaching the edge. The frame is as dark as the letter, in another colour, so the
+        // ink's colour is a mix of both: keeping only "the glyph's own colour" kept nothing.
+        use super::super::corpus::{rounded, text_centred};
+        let rgba = |c: [u8; 3]| Rgba([c[0], c[1], c[2], 255]);
+        let mut img = RgbaImage::from_pixel(240, 240, rgba([140, 30, 115]));
+        let (face, frame, ink) = (
+            rgba([16, 255, 209]),
+            rgba([0, 105, 86]),
+            rgba([176, 23, 70]),
+        );
+        rounded(&mut img, 20.0, 20.0, 220.0, 220.0, 0.0, frame);
+        rounded(&mut img, 28.0, 28.0, 212.0, 212.0, 0.0, face);
+        let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
+        text_centred(&mut img, &font, "D", 120.0, 120.0, 110.0, ink);
+        let glyph = tile_glyph(&img, (120.0, 120.0), 224.0);
+        let (x0, y0, x1, y1) = glyph.ink.expect("the letter").ink_box().expect("ink");
+        // The D alone: about 60% of the crop's side tall, nothing of the frame.
+        let n = 112;
+        assert!(
+            x0 > n / 5 && y0 > n / 5 && x1 < n * 4 / 5 && y1 < n * 4 / 5,
+            "{:?}",
+            (x0, y0, x1, y1)
+        );
     }
 
     #[test]
