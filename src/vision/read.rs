@@ -1376,6 +1376,11 @@ fn read_tiles(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An opaque colour.
+    fn rgba(c: [u8; 3]) -> Rgba<u8> {
+        Rgba([c[0], c[1], c[2], 255])
+    }
     use image::Rgba;
 
     /// A light tile (centre (120, 120), side 200) with a navy bar for a glyph and, when
@@ -1423,7 +1428,6 @@ mod tests {
     /// top-left corner: (colour, letters, letters drawn touching).
     fn badged(badge: Option<([u8; 3], &str, bool)>) -> RgbaImage {
         use super::super::corpus::{rounded, text_centred};
-        let rgba = |c: [u8; 3]| Rgba([c[0], c[1], c[2], 255]);
         let mut img = RgbaImage::from_pixel(240, 240, rgba(GAP));
         rounded(
             &mut img,
@@ -1479,7 +1483,6 @@ mod tests {
     /// colour (outlined tiles).
     fn framed(frame: bool) -> RgbaImage {
         use super::super::corpus::{rounded, text_centred};
-        let rgba = |c: [u8; 3]| Rgba([c[0], c[1], c[2], 255]);
         let mut img = RgbaImage::from_pixel(240, 240, rgba(GAP));
         let (face, ink) = (rgba([200, 240, 190]), rgba([120, 20, 140]));
         rounded(&mut img, 20.0, 20.0, 220.0, 220.0, 4.0, face);
@@ -1499,7 +1502,6 @@ mod tests {
         // reaching the edge. The frame is as dark as the letter, in another colour, so the
         // ink's colour is a mix of both: keeping only "the glyph's own colour" kept nothing.
         use super::super::corpus::{rounded, text_centred};
-        let rgba = |c: [u8; 3]| Rgba([c[0], c[1], c[2], 255]);
         let mut img = RgbaImage::from_pixel(240, 240, rgba([140, 30, 115]));
         let (face, frame, ink) = (
             rgba([16, 255, 209]),
@@ -1574,7 +1576,7 @@ mod tests {
     /// `shaded`, the line (when there is one) of opacity `line`.
     fn shaded_under(shade: impl Fn(f32, f32) -> f32, line: Option<f32>) -> RgbaImage {
         use super::super::corpus::text_centred;
-        let mut img = RgbaImage::from_pixel(240, 240, Rgba([GAP[0], GAP[1], GAP[2], 255]));
+        let mut img = RgbaImage::from_pixel(240, 240, rgba(GAP));
         for y in 20..220 {
             for x in 20..220 {
                 let lift = shade((x as f32 - 120.0) / 100.0, (y as f32 - 120.0) / 100.0);
@@ -1677,7 +1679,7 @@ mod tests {
         // The grid took the inside of an outlined tile's frame for the tile: a wide "Qu"
         // reaches past the crop it gives.
         use super::super::corpus::{rounded, text_centred};
-        let mut img = RgbaImage::from_pixel(240, 240, Rgba([GAP[0], GAP[1], GAP[2], 255]));
+        let mut img = RgbaImage::from_pixel(240, 240, rgba(GAP));
         rounded(
             &mut img,
             15.0,
@@ -1685,7 +1687,7 @@ mod tests {
             225.0,
             225.0,
             8.0,
-            Rgba([230, 210, 40, 255]),
+            rgba([230, 210, 40]),
         );
         let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
         text_centred(
@@ -1695,7 +1697,7 @@ mod tests {
             120.0,
             120.0,
             100.0,
-            Rgba([60, 30, 200, 255]),
+            rgba([60, 30, 200]),
         );
         let classifier = Classifier::built_in();
         let seen = see_tile(&img, (120.0, 120.0), 120.0, 240.0);
