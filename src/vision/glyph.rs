@@ -446,6 +446,9 @@ pub struct Verdict {
     pub distance: f32,
     /// A template (a letter learned from the game's own screen) decided it.
     pub learned: bool,
+    /// For a glyph under a veil, which the network's margin does not weigh in: the network's
+    /// letter and its margin over the next, for the reader to judge the veil by.
+    pub network: Option<(u8, f32)>,
 }
 
 /// Nearest-reference classification over a set of references, and the templates a profile
@@ -717,6 +720,7 @@ fn verdict(best: &[f32; 26], taught: &[bool; 26]) -> Option<Verdict> {
         runner_up,
         distance: d1,
         learned: taught[tile as usize],
+        network: None,
     })
 }
 
@@ -844,8 +848,9 @@ impl Classifier {
     /// better of the nearest reference's and the mean of both; when they differ, the nearest
     /// reference's letter stands with half of what its confidence exceeds the network's margin.
     /// Measured on the held-back family (see README): the network alone reads as many tiles
-    /// but is sure of wrong ones; weighing it in veiled glyphs too made wrong boards sure.
-    /// Then a single letter seen whole is trusted as far as it is `familiarity`'s.
+    /// but is sure of wrong ones; weighing it in veiled glyphs too made wrong boards sure (for
+    /// those, the network's letter and margin are given beside, in `network`, and the reader
+    /// judges the veil with them). Then a single letter seen whole is trusted as far as it is `familiarity`'s.
     pub fn read_letter(&self, glyph: &Features, allowed: &[u8]) -> Option<Verdict> {
         let v = self.weighed(glyph, allowed)?;
         // Under a line a glyph is trusted less already; Qu is read only on a glyph of two
@@ -863,10 +868,7 @@ impl Classifier {
     /// `read_letter` before its familiarity is weighed in.
     fn weighed(&self, glyph: &Features, allowed: &[u8]) -> Option<Verdict> {
         let (nearest, mask) = self.classify_among(glyph, allowed)?;
-        let Some(net) = self
-            .net
-            .filter(|_| !nearest.learned && glyph.hidden.is_none())
-        else {
+        let Some(net) = self.net.filter(|_| !nearest.learned) else {
             return Some(nearest);
         };
         let candidates: Vec<u8> = (0..26u8).filter(|&t| mask[t as usize]).collect();
@@ -875,6 +877,12 @@ impl Classifier {
         order.sort_by(|&a, &b| p[b as usize].total_cmp(&p[a as usize]));
         let (first, second) = (order[0], order[1]);
         let margin = p[first as usize] - p[second as usize];
+        if glyph.hidden.is_some() {
+            return Some(Verdict {
+                network: Some((first, margin)),
+                ..nearest
+            });
+        }
         Some(if first == nearest.tile {
             Verdict {
                 confidence: nearest.confidence.max((nearest.confidence + margin) / 2.0),
@@ -1213,12 +1221,19 @@ mod two_letters {
                 && v.tile == 10
                 && v.confidence == learned.classify(&k, &[]).unwrap().confidence
         );
-        // Part of the glyph under a line: the references alone decide.
+        // Part of the glyph under a line: the references alone decide; the network's letter
+        // is told beside (the reader weighs the veil with it).
         let ink = render(&font, "K", 64.0);
         let mut band = vec![false; ink.v.len()];
         band[ink.v.len() / 2..ink.v.len() / 2 + ink.w * 3].fill(true);
         let veiled = Features::partly_hidden(&ink, Some(&band)).unwrap();
         let alone = stubborn.classify(&veiled, &[]).unwrap();
-        assert_eq!(stubborn.read_letter(&veiled, &[]), Some(alone));
+        let v = stubborn.read_letter(&veiled, &[]).unwrap();
+        assert_eq!(
+            Verdict { network: None, ..v },
+            alone,
+            "the references' verdict as it is"
+        );
+        assert!(v.network.is_some_and(|(t, margin)| t == 25 && margin > 0.9));
     }
 }
