@@ -850,7 +850,8 @@ impl Classifier {
     /// Measured on the held-back family (see README): the network alone reads as many tiles
     /// but is sure of wrong ones; weighing it in veiled glyphs too made wrong boards sure (for
     /// those, the network's letter and margin are given beside, in `network`, and the reader
-    /// judges the veil with them). Then a single letter seen whole is trusted as far as it is `familiarity`'s.
+    /// judges the veil with them). Then a single letter seen whole is trusted as far as it is
+    /// `familiarity`'s.
     pub fn read_letter(&self, glyph: &Features, allowed: &[u8]) -> Option<Verdict> {
         let v = self.weighed(glyph, allowed)?;
         // Under a line a glyph is trusted less already; Qu is read only on a glyph of two
