@@ -30,10 +30,8 @@ pub enum CalibrateError {
     Profile(#[from] ProfileError),
     #[error("row {0} col {1}: no glyph to learn on this tile")]
     NoGlyph(usize, usize),
-    #[error(
-        "the board is dimmed under an overlay (tile faces at {0:.0} of 255): calibrate on a screenshot taken once the round is live"
-    )]
-    Dimmed(f32),
+    #[error("{0}: calibrate on a screenshot taken once the round is live")]
+    Dimmed(String),
 }
 
 /// What one screenshot shows.
@@ -72,8 +70,8 @@ pub fn calibrate(
     let (width, height) = img.dimensions();
     let grid = grid::find(img).ok_or(NotABoard::NoGrid)?;
     let reading = read::read(img, Some(&grid), classifier)?;
-    if reading.dimmed() {
-        return Err(CalibrateError::Dimmed(reading.face));
+    if let Some(why) = reading.overlay() {
+        return Err(CalibrateError::Dimmed(why));
     }
     let mut found = match freeze {
         Freeze::Without => Vec::new(),

@@ -301,8 +301,8 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
     )?;
     writeln!(
         out,
-        "dimmed boards held (not played) {}/{}, their letters read exactly {}",
-        r.dimmed_held, r.dimmed, r.dimmed_exact
+        "dimmed boards held (not played) {}/{}, their letters read exactly {}; live boards read as dimmed {}",
+        r.dimmed_held, r.dimmed, r.dimmed_exact, r.live_held
     )?;
     let mut from = 0.0;
     let bands: Vec<String> = r

@@ -188,12 +188,8 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
     if !reading.sure() {
         return Err(NotSure(format!("not sure of {}", unsure_text(&reading))).into());
     }
-    if reading.dimmed() {
-        return Err(NotSure(format!(
-            "the board is dimmed under an overlay (tile faces at {:.0} of 255): not in play",
-            reading.face
-        ))
-        .into());
+    if let Some(why) = reading.overlay() {
+        return Err(NotSure(format!("{why}: not in play")).into());
     }
     Ok(())
 }

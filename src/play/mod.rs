@@ -160,10 +160,7 @@ pub async fn see(
         return Ok(Sight::Sure { seen, look: l });
     }
     let why = match &l.reading {
-        Ok(r) if r.dimmed() => format!(
-            "the board is dimmed under an overlay (tile faces at {:.0} of 255): not in play yet",
-            r.face
-        ),
+        Ok(r) if r.dimmed() => format!("{}: not in play yet", r.overlay().unwrap_or_default()),
         Ok(r) => format!("not sure of {}", unsure_text(r)),
         Err(e) => e.to_string(),
     };

@@ -8,6 +8,7 @@ pub mod corpus;
 pub mod glyph;
 pub mod grid;
 pub mod net;
+pub mod overlay;
 pub mod read;
 pub mod regions;
 

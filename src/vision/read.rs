@@ -1198,6 +1198,8 @@ pub struct Reading {
     pub tiles: Vec<TileRead>,
     /// The median lightness of the tiles' faces (0-255).
     pub face: f32,
+    /// Something lies over the grid's streets: a toast or a dialog (`overlay::covered`).
+    pub covered: bool,
 }
 
 /// How much of its confidence a glyph under a veil keeps.
@@ -1223,10 +1225,25 @@ impl Reading {
         self.tiles.iter().all(TileRead::sure)
     }
 
-    /// The tiles' faces are darker than tiles in play (`MIN_FACE`): an overlay covers the
-    /// board ("Get ready!", a dialog), which is not playable until it goes.
+    /// The tiles' faces are darker than tiles in play (`MIN_FACE`), or a toast or a dialog
+    /// lies over the grid: an overlay covers the board ("Get ready!", a dialog), which is not
+    /// playable until it goes.
     pub fn dimmed(&self) -> bool {
-        self.face < MIN_FACE
+        self.face < MIN_FACE || self.covered
+    }
+
+    /// Why the board is dimmed, for people (`None` when it is not).
+    pub fn overlay(&self) -> Option<String> {
+        if self.face < MIN_FACE {
+            Some(format!(
+                "the board is dimmed under an overlay (tile faces at {:.0} of 255)",
+                self.face
+            ))
+        } else if self.covered {
+            Some("something lies over the board (a toast or a dialog between the tiles)".into())
+        } else {
+            None
+        }
     }
 
     /// A board to play now: every tile sure, and not dimmed.
@@ -1288,7 +1305,13 @@ pub fn read_on(
     if face < MIN_FACE && glyphs < MIN_DIMMED_GLYPHS {
         return Err(NotABoard::Dark(face));
     }
-    Ok(Reading { grid, tiles, face })
+    let covered = super::overlay::covered(img, &grid);
+    Ok(Reading {
+        grid,
+        tiles,
+        face,
+        covered,
+    })
 }
 
 /// Every tile but Qu.

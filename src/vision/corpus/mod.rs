@@ -778,7 +778,7 @@ pub struct Report {
     pub boards: usize,
     /// Boards whose 16 tiles were all read right.
     pub boards_exact: usize,
-    /// ... and sure of (what `play` would swipe without asking).
+    /// ... and sure of, and not held as dimmed (what `play` would swipe without asking).
     pub boards_exact_sure: usize,
     /// Boards read wrong but with every tile sure: the errors that would reach the phone.
     pub boards_wrong_sure: usize,
@@ -801,6 +801,9 @@ pub struct Report {
     pub dimmed_held: usize,
     /// ... whose letters were all read right through the overlay.
     pub dimmed_exact: usize,
+    /// Live boards read as dimmed (never played: the bot would wait for an overlay that is
+    /// not there), counted among `boards`.
+    pub live_held: usize,
     /// The calibration curve: per confidence band, tiles of live boards and how many of them
     /// were wrong.
     pub calibration: Vec<Band>,
@@ -925,10 +928,17 @@ pub fn measure(
                 _ => {}
             }
         }
+        if reading.dimmed() {
+            r.live_held += 1;
+            wrong.push(format!(
+                "live, read as dimmed ({})",
+                reading.overlay().unwrap_or_default()
+            ));
+        }
         let letters_right = reading.tiles.iter().zip(tiles).all(|(t, w)| t.tile == w);
         if letters_right {
             r.boards_exact += 1;
-            if reading.sure() {
+            if reading.playable() {
                 r.boards_exact_sure += 1;
             }
         } else if reading.sure() {

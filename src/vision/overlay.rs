@@ -1,0 +1,383 @@
+//! Whether something lies over a board's grid: a toast before the round ("GO!", "Round 2")
+//! or a dialog, drawn on top of the tiles and the streets between them. Such a board is not in
+//! play yet, even when the overlay under it is too light to darken the tiles below `MIN_FACE`.
+//!
+//! What is looked at are the streets: the midline of each gap between two neighbouring tiles
+//! and each crossing of four. On a live board every street shows the same thing (the
+//! background, a frame's rim, a shadow), so each sample is compared with the median of the
+//! same sample over all streets of its kind; a traced path's line, a translucent white band
+//! over the street, is forgiven. A street most of whose samples are something else is
+//! covered, and a board with `MIN_COVERED` covered streets is under an overlay. Pure: pixels
+//! and a grid in, a yes or no out; it never touches a tile's glyph.
+
+use image::RgbaImage;
+
+use super::grid::Grid;
+
+/// Samples along a gap's midline, from one end to the other.
+const ALONG: usize = 9;
+/// A gap's samples span this share of the pitch each side of the tiles' middle (the tiles'
+/// corners, where badges sit and stick out into the gap, are left out).
+const SPAN: f32 = 0.3;
+/// A sample differs from the street's usual colour when it is this far from it (Euclidean,
+/// 0-255 channels): more than a background's gradient across the grid or JPEG's noise.
+const DIFFERENT: f32 = 48.0;
+/// ... unless it is the usual colour under a translucent white veil (a path line), to within
+/// this much.
+const VEIL_RESIDUE: f32 = 24.0;
+/// A street is covered when at least this share of its samples differ.
+const COVERED_SHARE: f32 = 0.6;
+/// Covered streets that make a covered board wherever they are: a bonus tile's tinted rim or
+/// shadow can cover two (see `Streets::side_by_side` for fewer).
+const MIN_COVERED: usize = 3;
+
+/// A tile's face is sampled this share of its side from its centre, both ways: off the
+/// glyph, inside the tile.
+const FACE_AT: f32 = 0.36;
+
+type Rgb = [f32; 3];
+
+/// The mean colour of the square of half-side `half` around `(x, y)`, clamped to the image.
+fn mean_at(img: &RgbaImage, (x, y): (f32, f32), half: f32) -> Rgb {
+    let (w, h) = (img.width() as i64, img.height() as i64);
+    let r = half.max(0.0).round() as i64;
+    let (cx, cy) = (x.round() as i64, y.round() as i64);
+    let mut sum = [0.0f32; 3];
+    let mut n = 0.0f32;
+    for py in (cy - r).max(0)..=(cy + r).min(h - 1) {
+        for px in (cx - r).max(0)..=(cx + r).min(w - 1) {
+            let p = img.get_pixel(px as u32, py as u32).0;
+            for k in 0..3 {
+                sum[k] += f32::from(p[k]);
+            }
+            n += 1.0;
+        }
+    }
+    if n == 0.0 {
+        return [0.0; 3];
+    }
+    sum.map(|s| s / n)
+}
+
+fn distance(a: Rgb, b: Rgb) -> f32 {
+    (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f32>().sqrt()
+}
+
+/// Whether `p` is `usual` under a translucent white veil (or `usual` itself).
+fn veiled(p: Rgb, usual: Rgb) -> bool {
+    let room: f32 = (0..3).map(|k| 255.0 - usual[k]).sum();
+    if room < 1.0 {
+        return true;
+    }
+    let alpha = ((0..3).map(|k| p[k] - usual[k]).sum::<f32>() / room).clamp(0.0, 1.0);
+    let expected = [0, 1, 2].map(|k| usual[k] + alpha * (255.0 - usual[k]));
+    distance(p, expected) <= VEIL_RESIDUE
+}
+
+/// The streets of a 4x4 grid, by kind: each a list of sample points (screen pixels).
+fn streets(grid: &Grid) -> [Vec<Vec<(f32, f32)>>; 3] {
+    let c = |r: usize, k: usize| grid.centres[r * 4 + k];
+    let (px, py) = grid.pitch;
+    let along = |from: f32, to: f32| -> Vec<f32> {
+        (0..ALONG)
+            .map(|i| from + (to - from) * i as f32 / (ALONG - 1) as f32)
+            .collect()
+    };
+    let mut upright = Vec::new();
+    let mut level = Vec::new();
+    let mut crossings = Vec::new();
+    for r in 0..4 {
+        for k in 0..3 {
+            // The gap between (r, k) and (r, k + 1).
+            let (a, b) = (c(r, k), c(r, k + 1));
+            let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+            upright.push(
+                along(mid.1 - SPAN * py, mid.1 + SPAN * py)
+                    .into_iter()
+                    .map(|y| (mid.0, y))
+                    .collect(),
+            );
+            // The gap between (k, r) and (k + 1, r).
+            let (a, b) = (c(k, r), c(k + 1, r));
+            let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+            level.push(
+                along(mid.0 - SPAN * px, mid.0 + SPAN * px)
+                    .into_iter()
+                    .map(|x| (x, mid.1))
+                    .collect(),
+            );
+        }
+    }
+    // A crossing: its middle and four points a third of the way to the tiles' corners.
+    let gap = (
+        (px - grid.tile).max(0.0) / 6.0,
+        (py - grid.tile).max(0.0) / 6.0,
+    );
+    for r in 0..3 {
+        for k in 0..3 {
+            let m = [c(r, k), c(r, k + 1), c(r + 1, k), c(r + 1, k + 1)]
+                .iter()
+                .fold((0.0, 0.0), |s, p| (s.0 + p.0 / 4.0, s.1 + p.1 / 4.0));
+            crossings.push(vec![
+                m,
+                (m.0 - gap.0, m.1),
+                (m.0 + gap.0, m.1),
+                (m.0, m.1 - gap.1),
+                (m.0, m.1 + gap.1),
+            ]);
+        }
+    }
+    [upright, level, crossings]
+}
+
+/// The colour a street's background has at each point: per channel, a plane through the
+/// samples of one kind. A plane, not one colour: backgrounds are often gradients, and the
+/// streets of the top row and the bottom row may differ by more than `DIFFERENT`. Fitted so
+/// that a few streets of one row unlike the rest (two tinted bonus tiles' rims, a toast) do
+/// not tilt it (least squares did: it took them for a gradient): the slope across is the
+/// median of the slopes between samples level with each other, the slope down the median of
+/// those between samples one above the other, and the offset the median of what is left.
+fn background(points: &[(f32, f32)], colours: &[Rgb]) -> Vec<Rgb> {
+    let mut planes = [[0.0f32; 3]; 3];
+    for (k, plane) in planes.iter_mut().enumerate() {
+        let (mut across, mut down) = (Vec::new(), Vec::new());
+        for (i, (p, a)) in points.iter().zip(colours).enumerate() {
+            for (q, b) in points.iter().zip(colours).skip(i + 1) {
+                let (dx, dy) = (q.0 - p.0, q.1 - p.1);
+                let dc = b[k] - a[k];
+                if dy.abs() < LEVEL && dx.abs() >= LEVEL {
+                    across.push(dc / dx);
+                } else if dx.abs() < LEVEL && dy.abs() >= LEVEL {
+                    down.push(dc / dy);
+                }
+            }
+        }
+        let sx = if across.is_empty() {
+            0.0
+        } else {
+            median(across)
+        };
+        let sy = if down.is_empty() { 0.0 } else { median(down) };
+        let offset = median(
+            points
+                .iter()
+                .zip(colours)
+                .map(|(p, c)| c[k] - sx * p.0 - sy * p.1)
+                .collect(),
+        );
+        *plane = [offset, sx, sy];
+    }
+    points
+        .iter()
+        .map(|p| planes.map(|[o, sx, sy]| o + sx * p.0 + sy * p.1))
+        .collect()
+}
+
+/// Samples nearer than this (pixels) along an axis are level with each other on it.
+const LEVEL: f32 = 0.5;
+
+/// Which streets of `grid` on `img` something unlike the others covers: the gaps between
+/// tiles side by side (`upright`, row-major: row, then the gap's column 0-2), and between
+/// tiles one above the other (`level`: column, then the gap's row 0-2).
+pub fn covered_streets(img: &RgbaImage, grid: &Grid) -> Streets {
+    let gap = (grid.pitch.0.min(grid.pitch.1) - grid.tile).max(0.0);
+    // Each sample averages a square a sixth of the gap across: JPEG's blocks and noise.
+    let half = gap / 12.0;
+    // The crossings are left out: badges sit on the tiles' corners and stick out into them.
+    let [upright, level, _] = streets(grid);
+    let face = face_colour(img, grid);
+    let covered = |kind: &[Vec<(f32, f32)>]| -> [bool; 12] {
+        let points: Vec<(f32, f32)> = kind.iter().flatten().copied().collect();
+        let colours: Vec<Rgb> = points.iter().map(|&p| mean_at(img, p, half)).collect();
+        let usual = background(&points, &colours);
+        let per = kind[0].len();
+        let middle = [0, 1, 2].map(|k| median(usual.iter().map(|u| u[k]).collect()));
+        if distance(middle, face) <= DIFFERENT {
+            // These "streets" show the tiles' faces: tiles that touch (or a bevel filling the
+            // gap), where a bonus tile's tint would pass for an overlay.
+            return [false; 12];
+        }
+        std::array::from_fn(|j| {
+            let differ = (j * per..(j + 1) * per)
+                .filter(|&i| {
+                    distance(colours[i], usual[i]) > DIFFERENT && !veiled(colours[i], usual[i])
+                })
+                .count();
+            differ as f32 >= COVERED_SHARE * per as f32
+        })
+    };
+    Streets {
+        upright: covered(&upright),
+        level: covered(&level),
+    }
+}
+
+/// The streets found covered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Streets {
+    pub upright: [bool; 12],
+    pub level: [bool; 12],
+}
+
+impl Streets {
+    pub fn count(&self) -> usize {
+        self.upright
+            .iter()
+            .chain(&self.level)
+            .filter(|&&c| c)
+            .count()
+    }
+
+    /// Two streets side by side in one gap between rows: what a toast or a dialog box,
+    /// wider than tall, covers; a bonus tile's tinted rim or shadow covers the streets of one
+    /// tile.
+    fn side_by_side(&self) -> bool {
+        (0..9).any(|j| self.level[j] && self.level[j + 3])
+    }
+}
+
+fn median(mut v: Vec<f32>) -> f32 {
+    v.sort_by(f32::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The tiles' usual face colour: the median over points near each tile's corners (off the
+/// glyph; a corner value or a badge on a few of them does not move a median).
+fn face_colour(img: &RgbaImage, grid: &Grid) -> Rgb {
+    let off = grid.tile * FACE_AT;
+    let colours: Vec<Rgb> = grid
+        .centres
+        .iter()
+        .flat_map(|&(x, y)| {
+            [(-off, -off), (off, -off), (-off, off), (off, off)]
+                .map(|(dx, dy)| mean_at(img, (x + dx, y + dy), 1.0))
+        })
+        .collect();
+    [0, 1, 2].map(|k| median(colours.iter().map(|c| c[k]).collect()))
+}
+
+/// Whether something (a toast, a dialog) lies over the board in `grid` on `img`.
+pub fn covered(img: &RgbaImage, grid: &Grid) -> bool {
+    let s = covered_streets(img, grid);
+    s.side_by_side() || s.count() >= MIN_COVERED
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgba;
+
+    const BACK: Rgba<u8> = Rgba([40, 60, 120, 255]);
+    const FACE: Rgba<u8> = Rgba([235, 225, 200, 255]);
+
+    /// A board of plain tiles (side 80, pitch 100) on a 480x520 screen.
+    fn board() -> (RgbaImage, Grid) {
+        let mut img = RgbaImage::from_pixel(480, 520, BACK);
+        let mut centres = [(0.0, 0.0); 16];
+        for (i, c) in centres.iter_mut().enumerate() {
+            *c = (
+                90.0 + 100.0 * (i % 4) as f32,
+                110.0 + 100.0 * (i / 4) as f32,
+            );
+            fill(
+                &mut img,
+                (c.0 - 40.0, c.1 - 40.0, c.0 + 40.0, c.1 + 40.0),
+                |_| FACE,
+            );
+        }
+        (img, Grid::from_centres(centres, 80.0))
+    }
+
+    fn fill(
+        img: &mut RgbaImage,
+        (l, t, r, b): (f32, f32, f32, f32),
+        f: impl Fn(Rgba<u8>) -> Rgba<u8>,
+    ) {
+        for y in t.max(0.0) as u32..(b as u32).min(img.height()) {
+            for x in l.max(0.0) as u32..(r as u32).min(img.width()) {
+                let p = *img.get_pixel(x, y);
+                img.put_pixel(x, y, f(p));
+            }
+        }
+    }
+
+    fn veil(p: Rgba<u8>, a: f32) -> Rgba<u8> {
+        let v = |c: u8| (f32::from(c) + a * (255.0 - f32::from(c))).round() as u8;
+        Rgba([v(p[0]), v(p[1]), v(p[2]), 255])
+    }
+
+    #[test]
+    fn a_plain_board_is_not_covered() {
+        let (img, grid) = board();
+        assert_eq!(covered_streets(&img, &grid).count(), 0);
+    }
+
+    #[test]
+    fn a_steep_gradient_behind_the_board_is_no_overlay() {
+        let (mut img, grid) = board();
+        // The background lightens by 0.3 a channel a pixel from top to bottom: the top
+        // row's streets and the bottom row's differ by 90 levels a channel.
+        fill(&mut img, (0.0, 0.0, 480.0, 520.0), |p| {
+            if p == FACE { p } else { Rgba([0, 0, 0, 255]) }
+        });
+        for y in 0..520 {
+            for x in 0..480 {
+                if *img.get_pixel(x, y) != FACE {
+                    let v = |c: f32| (c + 0.3 * y as f32).min(255.0) as u8;
+                    img.put_pixel(x, y, Rgba([v(20.0), v(40.0), v(60.0), 255]));
+                }
+            }
+        }
+        assert_eq!(covered_streets(&img, &grid).count(), 0);
+    }
+
+    #[test]
+    fn a_toast_box_over_the_middle_covers_the_board() {
+        let (mut img, grid) = board();
+        // A box 2.25 pitches wide and 0.7 tall over the grid's middle, as "GO!" is drawn.
+        fill(&mut img, (127.5, 225.0, 352.5, 295.0), |_| {
+            Rgba([160, 170, 40, 255])
+        });
+        assert!(covered(&img, &grid), "{:?}", covered_streets(&img, &grid));
+    }
+
+    #[test]
+    fn a_path_line_across_streets_is_no_overlay() {
+        let (mut img, grid) = board();
+        // A broad translucent white line (0.44 of the pitch) from tile (1,0) across row 1 to
+        // tile (1,3), and another down column 2: each covers two thirds of the streets it
+        // crosses.
+        fill(&mut img, (90.0, 188.0, 390.0, 232.0), |p| veil(p, 0.6));
+        fill(&mut img, (268.0, 110.0, 312.0, 410.0), |p| veil(p, 0.6));
+        assert_eq!(covered_streets(&img, &grid).count(), 0);
+    }
+
+    #[test]
+    fn tinted_tiles_touching_their_neighbours_are_no_overlay() {
+        let (mut img, grid) = board();
+        // Tiles as tall as the pitch: one above another they touch, so the gaps between rows
+        // show their faces; two tinted bonus tiles side by side in the top row change the two
+        // "streets" under them.
+        for (i, &(x, y)) in grid.centres.iter().enumerate() {
+            let tint = i == 1 || i == 2;
+            fill(&mut img, (x - 40.0, y - 50.0, x + 40.0, y + 50.0), |_| {
+                if tint {
+                    Rgba([120, 200, 90, 255])
+                } else {
+                    FACE
+                }
+            });
+        }
+        assert!(!covered(&img, &grid), "{:?}", covered_streets(&img, &grid));
+    }
+
+    #[test]
+    fn one_badge_sticking_into_a_crossing_is_no_overlay() {
+        let (mut img, grid) = board();
+        // A vivid badge on tile (0,0)'s lower right corner, reaching into the crossing.
+        fill(&mut img, (110.0, 130.0, 145.0, 165.0), |_| {
+            Rgba([20, 160, 60, 255])
+        });
+        assert!(!covered(&img, &grid));
+    }
+}
