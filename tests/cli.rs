@@ -1348,6 +1348,35 @@ fn read_tells_the_board_on_a_screenshot_and_exits_3_when_there_is_none() {
     let out = scramblebot(&["read", dimmed.to_str().unwrap()]);
     fails_with(&out, 3, "dimmed under an overlay", "dimmed board");
     assert!(text(&out.stdout).contains("(dimmed under an overlay: not in play)"));
+    // Under a light overlay that leaves the tiles light, a toast box across the grid's middle
+    // ("GO!") still says the board is not in play.
+    let g = &v["grid"];
+    let (first, pitch) = (&g["centres"][0], &g["pitch"]);
+    let f = |j: &serde_json::Value| j.as_f64().unwrap() as f32;
+    let middle = (
+        f(&first[0]) + 1.5 * f(&pitch[0]),
+        f(&first[1]) + 1.5 * f(&pitch[1]),
+    );
+    let mut toast = (*sim.device().screenshot()).clone();
+    for (x, y, p) in toast.enumerate_pixels_mut() {
+        let (dx, dy) = (x as f32 - middle.0, y as f32 - middle.1);
+        if dx.abs() < 1.1 * f(&pitch[0]) && dy.abs() < 0.35 * f(&pitch[1]) {
+            *p = image::Rgba([150, 160, 40, 255]);
+        } else {
+            for c in 0..3 {
+                p[c] = (f32::from(p[c]) * 0.7).round() as u8;
+            }
+        }
+    }
+    let toasted = dir.join("toast.png");
+    toast.save(&toasted).unwrap();
+    let out = scramblebot(&["read", toasted.to_str().unwrap()]);
+    fails_with(
+        &out,
+        3,
+        "something lies over the board",
+        "a toast over the board",
+    );
     // A screen without a board: exit 3.
     let blank = dir.join("blank.png");
     image::RgbaImage::from_pixel(720, 1280, image::Rgba([30, 30, 60, 255]))
