@@ -516,10 +516,18 @@ fn morph(src: &[bool], n: usize, erode: bool) -> Vec<bool> {
     out
 }
 
+/// `morph` applied `times` times.
+fn morphed(mask: &[bool], n: usize, erode: bool, times: usize) -> Vec<bool> {
+    let mut out = mask.to_vec();
+    for _ in 0..times {
+        out = morph(&out, n, erode);
+    }
+    out
+}
+
 /// `mask` eroded twice then dilated twice: what is thinner than about five pixels goes.
 fn open_twice(mask: &[bool], n: usize) -> Vec<bool> {
-    let eroded = morph(&morph(mask, n, true), n, true);
-    morph(&morph(&eroded, n, false), n, false)
+    morphed(&morphed(mask, n, true, 2), n, false, 2)
 }
 
 /// Out of the band, a pixel this much lighter than the face is ink under the veil (where the
@@ -666,11 +674,8 @@ fn unveil(
             ink_of[p] = ink_of[p].max(a);
         }
     }
-    for _ in 0..BAND_GROWTH {
-        band = morph(&band, n, false);
-    }
     Some(Veil {
-        band,
+        band: morphed(&band, n, false, BAND_GROWTH),
         hid_ink: found * MIN_HIDDEN_INK >= n * n,
     })
 }
@@ -699,7 +704,7 @@ fn veiled_strokes(crop: &Crop, face: f32, ink_of: &mut [f32]) -> Option<Veil> {
     if light.iter().filter(|&&l| l).count() * MIN_VEIL_SHARE < n * n {
         return None;
     }
-    let near_light = morph(&morph(&light, n, false), n, false);
+    let near_light = morphed(&light, n, false, 2);
     let mid: Vec<bool> = ink_of
         .iter()
         .map(|&a| (HALF_INK..INK).contains(&a))
@@ -707,7 +712,7 @@ fn veiled_strokes(crop: &Crop, face: f32, ink_of: &mut [f32]) -> Option<Veil> {
     let plateau = open_twice(&mid, n);
     // Near ink: within two pixels of it.
     let ink: Vec<bool> = ink_of.iter().map(|&a| a >= INK).collect();
-    let near_ink = morph(&morph(&ink, n, false), n, false);
+    let near_ink = morphed(&ink, n, false, 2);
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
     let found = label(|p| plateau[p], n, n, Touch::Eight, &mut labels, &mut stack);
     let (mut touch_ink, mut touch_veil) =
@@ -729,12 +734,8 @@ fn veiled_strokes(crop: &Crop, face: f32, ink_of: &mut [f32]) -> Option<Veil> {
             *a = 1.0;
         }
     }
-    let mut band = band;
-    for _ in 0..BAND_GROWTH {
-        band = morph(&band, n, false);
-    }
     Some(Veil {
-        band,
+        band: morphed(&band, n, false, BAND_GROWTH),
         hid_ink: true,
     })
 }
@@ -849,10 +850,7 @@ fn plateau_near(crop: &Crop, veiled_face: &[bool], veiled_ink: [f32; 3]) -> Vec<
         .map(|&c| distance(c, veiled_ink) <= PLATEAU_TOLERANCE)
         .collect();
     let plateau = open_twice(&plateau, n);
-    let mut near = veiled_face.to_vec();
-    for _ in 0..n / PLATEAU_REACH {
-        near = morph(&near, n, false);
-    }
+    let near = morphed(veiled_face, n, false, n / PLATEAU_REACH);
     plateau.iter().zip(&near).map(|(&p, &c)| p && c).collect()
 }
 
