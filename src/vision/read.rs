@@ -1223,21 +1223,26 @@ impl Reading {
         self.tiles.iter().all(TileRead::sure)
     }
 
-    /// The tiles' faces are darker than tiles in play (`MIN_FACE`), or a toast or a dialog
-    /// lies over the grid: an overlay covers the board ("Get ready!", a dialog), which is not
+    /// The tiles' faces are darker than tiles in play (`MIN_FACE`), or a toast lies over the
+    /// grid of a board read surely: an overlay covers the board ("Get ready!"), which is not
     /// playable until it goes.
     pub fn dimmed(&self) -> bool {
-        self.face < MIN_FACE || self.covered
+        self.overlay().is_some()
     }
 
-    /// Why the board is dimmed, for people (`None` when it is not).
+    /// Why the board is dimmed, for people (`None` when it is not). Something over the
+    /// streets counts only when every tile is read surely: a toast between the tiles leaves
+    /// them readable but may hide a stroke (an L's foot, and the L was read as I, surely),
+    /// so such a board is never played. Over a board read unsure it is left to the unsure
+    /// path: a system dialog ("isn't responding") hides tiles and stays until a person acts,
+    /// so it is skipped with its screenshot rather than waited out in silence.
     pub fn overlay(&self) -> Option<String> {
         if self.face < MIN_FACE {
             Some(format!(
                 "the board is dimmed under an overlay (tile faces at {:.0} of 255)",
                 self.face
             ))
-        } else if self.covered {
+        } else if self.covered && self.sure() {
             Some("something lies over the board (a toast or a dialog between the tiles)".into())
         } else {
             None
