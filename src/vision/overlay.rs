@@ -3,12 +3,13 @@
 //! play yet, even when the overlay under it is too light to darken the tiles below `MIN_FACE`.
 //!
 //! What is looked at are the streets: the midline of each gap between two neighbouring tiles
-//! and each crossing of four. On a live board every street shows the same thing (the
-//! background, a frame's rim, a shadow), so each sample is compared with the median of the
-//! same sample over all streets of its kind; a traced path's line, a translucent white band
-//! over the street, is forgiven. A street most of whose samples are something else is
-//! covered, and a board with `MIN_COVERED` covered streets is under an overlay. Pure: pixels
-//! and a grid in, a yes or no out; it never touches a tile's glyph.
+//! (not the crossings of four, where badges stick out). On a live board every street shows
+//! the same thing (the background, a frame's rim, a shadow), so each sample is compared with
+//! what a plane fitted through all samples of its kind predicts; a traced path's line, a
+//! translucent white band over the street, is forgiven. A street most of whose samples are
+//! something else is covered; two side by side in one gap between rows, or `MIN_COVERED`
+//! anywhere, and the board is under an overlay. Pure: pixels and a grid in, a yes or no
+//! out; it never touches a tile's glyph.
 
 use image::RgbaImage;
 
@@ -75,7 +76,7 @@ fn veiled(p: Rgb, usual: Rgb) -> bool {
 }
 
 /// The streets of a 4x4 grid, by kind: each a list of sample points (screen pixels).
-fn streets(grid: &Grid) -> [Vec<Vec<(f32, f32)>>; 3] {
+fn streets(grid: &Grid) -> [Vec<Vec<(f32, f32)>>; 2] {
     let c = |r: usize, k: usize| grid.centres[r * 4 + k];
     let (px, py) = grid.pitch;
     let along = |from: f32, to: f32| -> Vec<f32> {
@@ -85,7 +86,6 @@ fn streets(grid: &Grid) -> [Vec<Vec<(f32, f32)>>; 3] {
     };
     let mut upright = Vec::new();
     let mut level = Vec::new();
-    let mut crossings = Vec::new();
     for r in 0..4 {
         for k in 0..3 {
             // The gap between (r, k) and (r, k + 1).
@@ -108,26 +108,7 @@ fn streets(grid: &Grid) -> [Vec<Vec<(f32, f32)>>; 3] {
             );
         }
     }
-    // A crossing: its middle and four points a third of the way to the tiles' corners.
-    let gap = (
-        (px - grid.tile).max(0.0) / 6.0,
-        (py - grid.tile).max(0.0) / 6.0,
-    );
-    for r in 0..3 {
-        for k in 0..3 {
-            let m = [c(r, k), c(r, k + 1), c(r + 1, k), c(r + 1, k + 1)]
-                .iter()
-                .fold((0.0, 0.0), |s, p| (s.0 + p.0 / 4.0, s.1 + p.1 / 4.0));
-            crossings.push(vec![
-                m,
-                (m.0 - gap.0, m.1),
-                (m.0 + gap.0, m.1),
-                (m.0, m.1 - gap.1),
-                (m.0, m.1 + gap.1),
-            ]);
-        }
-    }
-    [upright, level, crossings]
+    [upright, level]
 }
 
 /// The colour a street's background has at each point: per channel, a plane through the
@@ -183,8 +164,7 @@ pub fn covered_streets(img: &RgbaImage, grid: &Grid) -> Streets {
     let gap = (grid.pitch.0.min(grid.pitch.1) - grid.tile).max(0.0);
     // Each sample averages a square a sixth of the gap across: JPEG's blocks and noise.
     let half = gap / 12.0;
-    // The crossings are left out: badges sit on the tiles' corners and stick out into them.
-    let [upright, level, _] = streets(grid);
+    let [upright, level] = streets(grid);
     let face = face_colour(img, grid);
     let covered = |kind: &[Vec<(f32, f32)>]| -> [bool; 12] {
         let points: Vec<(f32, f32)> = kind.iter().flatten().copied().collect();
