@@ -254,6 +254,11 @@ fn the_reader_on_typefaces_it_has_no_references_for() {
         "a screen without a board was read"
     );
     assert_eq!(r.boards_wrong_sure, 0, "a wrong board was read as sure");
+    // A live board held as dimmed would never be played: the bot waits for an overlay.
+    assert_eq!(
+        r.live_held, 0,
+        "a live board was read as dimmed (never played)"
+    );
     // A badge read where there is none would add a bonus the game does not give.
     assert_eq!(r.bonuses_phantom, 0, "a badge was read where there is none");
     // Refusing a board is safe (play asks for the letters); these floors are under what the
@@ -292,6 +297,10 @@ fn the_reader_on_the_held_back_family() {
     assert_eq!(r.non_boards_refused, r.non_boards, "a non-board was read");
     assert_eq!(r.boards_wrong_sure, 0, "a wrong board was read as sure");
     assert_eq!(r.dimmed_held, r.dimmed, "a dimmed board was read as live");
+    assert_eq!(
+        r.live_held, 0,
+        "a live board was read as dimmed (never played)"
+    );
     assert_eq!(r.bonuses_phantom, 0, "a badge was read where there is none");
     // Floors under what it reads today (seed 7: 621/624 tiles, 38/39 boards, 34 of them
     // sure), against regressions; the figures are `scramblebot bench vision` on 400 screens
