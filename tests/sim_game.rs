@@ -372,12 +372,21 @@ fn getevent_streams_the_kernels_events_a_finger_and_sendevent_not_input() {
         .expect("getevent runs");
     let mut other = Host::ready(sim.addr());
     // A SYN_REPORT from sendevent, until getevent (started on its own thread) shows it: one
-    // node watched, so no node before the event.
-    loop {
+    // node watched, so no node before the event. An event sent before getevent listens is
+    // not seen, so each try waits a moment only (waiting for a line that will never come
+    // failed this test on a loaded machine).
+    let mut tries = 0;
+    while watcher
+        .read_line_within(&mut events, Duration::from_millis(300))
+        .is_none_or(|l| l != "0000 0000 00000000")
+    {
+        tries += 1;
+        assert!(tries < 100, "getevent never showed sendevent's event");
         other.exec("sendevent /dev/input/event0 0 0 0");
-        if watcher.read_line(&mut events) == "0000 0000 00000000" {
-            break;
-        }
+    }
+    // The events of earlier tries getevent saw too.
+    while let Some(l) = watcher.read_line_within(&mut events, Duration::from_millis(500)) {
+        assert_eq!(l, "0000 0000 00000000");
     }
     // `input` injects above the kernel: getevent does not see it. A finger it does.
     other.exec("input tap 300 500");

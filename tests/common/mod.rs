@@ -60,20 +60,25 @@ impl Host {
     }
     /// The next message, or None once the sim closes the connection.
     pub fn recv(&mut self) -> Option<Message> {
+        self.try_recv()
+            .unwrap_or_else(|e| panic!("no answer from the sim: {e}"))
+    }
+    /// `recv`, with the read's error (a timeout among them) given back.
+    fn try_recv(&mut self) -> std::io::Result<Option<Message>> {
         loop {
             if let Some(m) = self
                 .decoder
                 .decode()
                 .expect("the sim sends well-formed messages")
             {
-                return Some(m);
+                return Ok(Some(m));
             }
             let mut buf = [0u8; 4096];
             match self.stream.read(&mut buf) {
-                Ok(0) => return None,
+                Ok(0) => return Ok(None),
                 Ok(n) => self.decoder.feed(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return None,
-                Err(e) => panic!("no answer from the sim: {e}"),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return Ok(None),
+                Err(e) => return Err(e),
             }
         }
     }
@@ -281,6 +286,39 @@ impl Host {
             s.pending.extend_from_slice(&m.payload);
             self.send(Message::new(Command::OKAY, s.local, s.remote, Vec::new()));
         }
+    }
+
+    /// Reads one line from a stream, or None when none comes within `wait` (what is read of
+    /// a line meanwhile is kept for the next call).
+    pub fn read_line_within(&mut self, s: &mut Stream, wait: Duration) -> Option<String> {
+        self.stream.set_read_timeout(Some(wait)).unwrap();
+        let line = loop {
+            if let Some(i) = s.pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = s.pending.drain(..=i).collect();
+                break Some(String::from_utf8_lossy(&line).trim_end().to_owned());
+            }
+            match self.try_recv() {
+                Ok(m) => {
+                    let m = m.expect("more output");
+                    assert_eq!(m.command, Command::WRTE, "{m:?}");
+                    s.pending.extend_from_slice(&m.payload);
+                    self.send(Message::new(Command::OKAY, s.local, s.remote, Vec::new()));
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    break None;
+                }
+                Err(e) => panic!("no answer from the sim: {e}"),
+            }
+        };
+        self.stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        line
     }
 
     /// Sends a line and returns the one-line answer (the monkey's protocol).
