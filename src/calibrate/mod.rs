@@ -31,7 +31,7 @@ pub enum CalibrateError {
     #[error("row {0} col {1}: no glyph to learn on this tile")]
     NoGlyph(usize, usize),
     #[error("{0}: calibrate on a screenshot taken once the round is live")]
-    Dimmed(String),
+    Dimmed(read::Overlay),
 }
 
 /// What one screenshot shows.

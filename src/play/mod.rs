@@ -160,8 +160,10 @@ pub async fn see(
         return Ok(Sight::Sure { seen, look: l });
     }
     let why = match &l.reading {
-        Ok(r) if r.dimmed() => format!("{}: not in play yet", r.overlay().unwrap_or_default()),
-        Ok(r) => format!("not sure of {}", unsure_text(r)),
+        Ok(r) => match r.overlay() {
+            Some(why) => format!("{why}: not in play yet"),
+            None => format!("not sure of {}", unsure_text(r)),
+        },
         Err(e) => e.to_string(),
     };
     Ok(Sight::Unsure { look: l, why })

@@ -14,6 +14,7 @@
 use image::RgbaImage;
 
 use super::grid::Grid;
+use super::read::distance;
 
 /// Samples along a gap's midline, from one end to the other.
 const ALONG: usize = 9;
@@ -58,10 +59,6 @@ fn mean_at(img: &RgbaImage, (x, y): (f32, f32), half: f32) -> Rgb {
         return [0.0; 3];
     }
     sum.map(|s| s / n)
-}
-
-fn distance(a: Rgb, b: Rgb) -> f32 {
-    (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f32>().sqrt()
 }
 
 /// Whether `p` is `usual` under a translucent white veil (or `usual` itself).

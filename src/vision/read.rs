@@ -420,7 +420,7 @@ fn mean_colour_near(crop: &Crop, level: f32, tol: f32) -> Option<[f32; 3]> {
 }
 
 /// Euclidean distance of two colours.
-fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
+pub(super) fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
@@ -1200,6 +1200,29 @@ pub struct Reading {
     pub covered: bool,
 }
 
+/// Why a board is not in play though its letters show.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Overlay {
+    /// The tiles' faces are this dark (under `MIN_FACE`).
+    Dark(f32),
+    /// Something lies over the streets of a board read surely.
+    Covered,
+}
+
+impl std::fmt::Display for Overlay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Overlay::Dark(face) => write!(
+                f,
+                "the board is dimmed under an overlay (tile faces at {face:.0} of 255)"
+            ),
+            Overlay::Covered => {
+                f.write_str("something lies over the board (a toast or a dialog between the tiles)")
+            }
+        }
+    }
+}
+
 /// How much of its confidence a glyph under a veil keeps.
 const VEILED_TRUST: f32 = 0.5;
 
@@ -1230,20 +1253,17 @@ impl Reading {
         self.overlay().is_some()
     }
 
-    /// Why the board is dimmed, for people (`None` when it is not). Something over the
+    /// Why the board is dimmed (`None` when it is not). Something over the
     /// streets counts only when every tile is read surely: a toast between the tiles leaves
     /// them readable but may hide a stroke (an L's foot, and the L was read as I, surely),
     /// so such a board is never played. Over a board read unsure it is left to the unsure
     /// path: a system dialog ("isn't responding") hides tiles and stays until a person acts,
     /// so it is skipped with its screenshot rather than waited out in silence.
-    pub fn overlay(&self) -> Option<String> {
+    pub fn overlay(&self) -> Option<Overlay> {
         if self.face < MIN_FACE {
-            Some(format!(
-                "the board is dimmed under an overlay (tile faces at {:.0} of 255)",
-                self.face
-            ))
+            Some(Overlay::Dark(self.face))
         } else if self.covered && self.sure() {
-            Some("something lies over the board (a toast or a dialog between the tiles)".into())
+            Some(Overlay::Covered)
         } else {
             None
         }

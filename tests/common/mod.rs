@@ -41,14 +41,15 @@ pub struct Host {
     pub decoder: Decoder,
 }
 
+/// How long a test host waits for the sim before it gives up.
+const READ_TIMEOUT: Duration = Duration::from_secs(5);
+
 impl Host {
     pub fn connect(addr: SocketAddr) -> Host {
         let stream = TcpStream::connect(addr).unwrap();
         // Small messages back to back: without this, Nagle holds each for the peer's ACK.
         stream.set_nodelay(true).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .unwrap();
+        stream.set_read_timeout(Some(READ_TIMEOUT)).unwrap();
         Host {
             next_local: 100,
             stream,
@@ -274,51 +275,45 @@ impl Host {
         }
     }
 
-    /// Reads one line from a stream.
-    pub fn read_line(&mut self, s: &mut Stream) -> String {
+    /// The next line of a stream, or the read's error (a timeout among them); what is read
+    /// of a line is kept in the stream for the next call.
+    fn next_line(&mut self, s: &mut Stream) -> std::io::Result<String> {
         loop {
             if let Some(i) = s.pending.iter().position(|&b| b == b'\n') {
                 let line: Vec<u8> = s.pending.drain(..=i).collect();
-                return String::from_utf8_lossy(&line).trim_end().to_owned();
+                return Ok(String::from_utf8_lossy(&line).trim_end().to_owned());
             }
-            let m = self.recv().expect("more output");
+            let m = self.try_recv()?.expect("more output");
             assert_eq!(m.command, Command::WRTE, "{m:?}");
             s.pending.extend_from_slice(&m.payload);
             self.send(Message::new(Command::OKAY, s.local, s.remote, Vec::new()));
         }
     }
 
+    /// Reads one line from a stream.
+    pub fn read_line(&mut self, s: &mut Stream) -> String {
+        self.next_line(s)
+            .unwrap_or_else(|e| panic!("no answer from the sim: {e}"))
+    }
+
     /// Reads one line from a stream, or None when none comes within `wait` (what is read of
     /// a line meanwhile is kept for the next call).
     pub fn read_line_within(&mut self, s: &mut Stream, wait: Duration) -> Option<String> {
         self.stream.set_read_timeout(Some(wait)).unwrap();
-        let line = loop {
-            if let Some(i) = s.pending.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = s.pending.drain(..=i).collect();
-                break Some(String::from_utf8_lossy(&line).trim_end().to_owned());
+        let line = self.next_line(s);
+        self.stream.set_read_timeout(Some(READ_TIMEOUT)).unwrap();
+        match line {
+            Ok(line) => Some(line),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                None
             }
-            match self.try_recv() {
-                Ok(m) => {
-                    let m = m.expect("more output");
-                    assert_eq!(m.command, Command::WRTE, "{m:?}");
-                    s.pending.extend_from_slice(&m.payload);
-                    self.send(Message::new(Command::OKAY, s.local, s.remote, Vec::new()));
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    break None;
-                }
-                Err(e) => panic!("no answer from the sim: {e}"),
-            }
-        };
-        self.stream
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .unwrap();
-        line
+            Err(e) => panic!("no answer from the sim: {e}"),
+        }
     }
 
     /// Sends a line and returns the one-line answer (the monkey's protocol).

@@ -928,12 +928,9 @@ pub fn measure(
                 _ => {}
             }
         }
-        if reading.dimmed() {
+        if let Some(why) = reading.overlay() {
             r.live_held += 1;
-            wrong.push(format!(
-                "live, read as dimmed ({})",
-                reading.overlay().unwrap_or_default()
-            ));
+            wrong.push(format!("live, read as dimmed ({why})"));
         }
         let letters_right = reading.tiles.iter().zip(tiles).all(|(t, w)| t.tile == w);
         if letters_right {
