@@ -10,7 +10,9 @@
 //! tiles merges them): the lattice is fitted from those found, and at least
 //! `MIN_TILES_SEEN` of 16 must agree. When no threshold gives a grid, the search is run again
 //! at half the width on masks whose holes are filled and that are opened by a small square,
-//! which cuts a line joining tiles. Last, darker thresholds find a board dimmed under an
+//! which cuts a line joining tiles; when a traced path closes a loop, filling every hole
+//! would fill the loop too, so a last try fills only holes of a glyph's size (under the side
+//! of the tiles the plain masks saw). Last, darker thresholds find a board dimmed under an
 //! overlay.
 
 use image::RgbaImage;
@@ -29,6 +31,8 @@ const DIM_THRESHOLDS: [u8; 6] = [45, 60, 75, 90, 105, 120];
 /// it crosses, which blur and JPEG lighten), a third of a small tile. 2% left two corpus
 /// screens with narrow gaps refused.
 const OPENING: f32 = 0.03;
+/// A glyph's hole is at most this share of the tile's side each way (a wide W, a Qu).
+const GLYPH_HOLE: f32 = 0.85;
 /// Tiles that must be seen where the lattice puts them.
 pub const MIN_TILES_SEEN: usize = 10;
 const SIDE: usize = 4;
@@ -128,11 +132,19 @@ fn halve(s: &Shrunk) -> Shrunk {
     }
 }
 
+/// How a light mask is opened before its regions are taken: its holes (the glyphs) are
+/// filled, those no larger than `max_hole` a side when it is given, then it is opened by a
+/// square of half-side `r`.
+#[derive(Clone, Copy, Debug)]
+struct Opening {
+    r: usize,
+    max_hole: Option<usize>,
+}
+
 /// The light regions at `threshold` that have a tile's shape. With `open`, the light mask
-/// first has its holes (the glyphs) filled and is then opened by a square of that half-side:
-/// a light line drawn from tile to tile (a traced path) no wider than the square no longer
-/// joins them into one region.
-fn blobs(s: &Shrunk, threshold: u8, open: Option<usize>, scratch: &mut Scratch) -> Vec<Blob> {
+/// first has its holes filled and is then opened by a square: a light line drawn from tile to
+/// tile (a traced path) no wider than the square no longer joins them into one region.
+fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch) -> Vec<Blob> {
     let (w, h) = (s.w, s.h);
     let min_side = (w as f32 * 0.06).max(4.0);
     let max_side = w as f32 * 0.4;
@@ -145,7 +157,7 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<usize>, scratch: &mut Scratch) 
             &mut scratch.labels,
             &mut scratch.stack,
         ),
-        Some(r) => {
+        Some(Opening { r, max_hole }) => {
             let mut mask: Vec<bool> = s.luma.iter().map(|&l| l >= threshold).collect();
             let holes = label(
                 |p| !mask[p],
@@ -156,7 +168,9 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<usize>, scratch: &mut Scratch) 
                 &mut scratch.stack,
             );
             let enclosed: Vec<bool> = std::iter::once(false)
-                .chain(holes.iter().map(|r| !r.edge))
+                .chain(holes.iter().map(|h| {
+                    !h.edge && max_hole.is_none_or(|m| h.x1 - h.x0 <= m && h.y1 - h.y0 <= m)
+                }))
                 .collect();
             for (m, &l) in mask.iter_mut().zip(&scratch.labels) {
                 *m |= enclosed[l as usize];
@@ -360,19 +374,33 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
     // Plain masks first; opened ones (slower) only when they find no grid, which is when a
     // traced path's line may have joined too many tiles. Those are worked at half the working
     // width (a quarter of the pixels), their blobs brought back to the working scale.
+    let mut sizes = Vec::new();
     for t in THRESHOLDS {
-        consider(&blobs(&s, t, None, &mut scratch), &mut best);
+        let found = blobs(&s, t, None, &mut scratch);
+        sizes.extend(found.iter().map(|b| (b.w + b.h) / 2.0));
+        consider(&found, &mut best);
     }
     if best.is_none() {
         let half = halve(&s);
-        let opening = (half.w as f32 * OPENING).round() as usize;
+        let r = (half.w as f32 * OPENING).round() as usize;
         let k = half.scale / s.scale;
-        for t in THRESHOLDS {
-            let mut found = blobs(&half, t, Some(opening), &mut scratch);
-            for b in &mut found {
-                (b.cx, b.cy, b.w, b.h) = (b.cx * k, b.cy * k, b.w * k, b.h * k);
+        let mut opened = |max_hole: Option<usize>, best: &mut Option<(Grid, f32)>| {
+            for t in THRESHOLDS {
+                let mut found = blobs(&half, t, Some(Opening { r, max_hole }), &mut scratch);
+                for b in &mut found {
+                    (b.cx, b.cy, b.w, b.h) = (b.cx * k, b.cy * k, b.w * k, b.h * k);
+                }
+                consider(&found, best);
             }
-            consider(&found, &mut best);
+        };
+        opened(None, &mut best);
+        // A path that closes a loop encloses the streets inside it, and filling that hole
+        // joins every tile in it: holes are then filled only up to a glyph's size, under the
+        // side of the tiles the plain masks saw.
+        if best.is_none() && !sizes.is_empty() {
+            let mid = sizes.len() / 2;
+            let size = *sizes.select_nth_unstable_by(mid, f32::total_cmp).1;
+            opened(Some((size / k * GLYPH_HOLE) as usize), &mut best);
         }
     }
     if best.is_none() {
@@ -397,8 +425,9 @@ mod tests {
 
     /// A dark screen with a 4x4 lattice of light tiles (each with a dark glyph-like bar) and,
     /// when `line` is set, a light line drawn through the tiles of rows 1 and 2 and down the
-    /// first column, as a traced path leaves it.
-    fn screen(line: bool) -> (RgbaImage, [(f32, f32); 16]) {
+    /// first column, as a traced path leaves it; with `closed`, also down the last column
+    /// from row 1 to row 2, so the path closes a loop round the street between those rows.
+    fn screen(line: bool, closed: bool) -> (RgbaImage, [(f32, f32); 16]) {
         let mut img = RgbaImage::from_pixel(720, 1280, Rgba([40, 40, 60, 255]));
         let (tile, pitch, x0, y0) = (130u32, 150u32, 135u32, 415u32);
         let mut centres = [(0.0, 0.0); 16];
@@ -427,6 +456,14 @@ mod tests {
             for y in y0..y0 + 3 * pitch {
                 for x in x0 - half..x0 + half {
                     light(x, y);
+                }
+            }
+            if closed {
+                let x3 = x0 + 3 * pitch;
+                for y in y0 + pitch - half..y0 + 2 * pitch + half {
+                    for x in x3 - half..x3 + half {
+                        light(x, y);
+                    }
                 }
             }
         }
@@ -481,7 +518,7 @@ mod tests {
     #[test]
     fn a_traced_line_joining_tiles_does_not_hide_the_grid() {
         for line in [false, true] {
-            let (img, want) = screen(line);
+            let (img, want) = screen(line, false);
             let grid = find(&img).unwrap_or_else(|| panic!("no grid (line {line})"));
             for (got, want) in grid.centres.iter().zip(want) {
                 let off = ((got.0 - want.0).powi(2) + (got.1 - want.1).powi(2)).sqrt();
@@ -489,7 +526,7 @@ mod tests {
             }
         }
         // The line is what the opened masks are for: without it every tile is seen plainly.
-        let (img, _) = screen(true);
+        let (img, _) = screen(true, false);
         let s = shrink(&img);
         let mut scratch = Scratch::default();
         let mut plain = None;
@@ -497,5 +534,28 @@ mod tests {
             consider(&blobs(&s, t, None, &mut scratch), &mut plain);
         }
         assert!(plain.is_none(), "the plain masks already found {plain:?}");
+    }
+
+    #[test]
+    fn a_traced_path_closing_a_loop_does_not_hide_the_grid() {
+        let (img, want) = screen(true, true);
+        let grid = find(&img).expect("no grid");
+        for (got, want) in grid.centres.iter().zip(want) {
+            let off = ((got.0 - want.0).powi(2) + (got.1 - want.1).powi(2)).sqrt();
+            assert!(off < 8.0, "{got:?} for {want:?}");
+        }
+        // Filling every hole fills the loop, street and all, and no opening cuts that.
+        let half = halve(&shrink(&img));
+        let r = (half.w as f32 * OPENING).round() as usize;
+        let mut scratch = Scratch::default();
+        let mut filled = None;
+        for t in THRESHOLDS {
+            let opening = Opening { r, max_hole: None };
+            consider(&blobs(&half, t, Some(opening), &mut scratch), &mut filled);
+        }
+        assert!(
+            filled.is_none(),
+            "every hole filled already found {filled:?}"
+        );
     }
 }
