@@ -11,7 +11,7 @@
 //!
 //! Under a path line (a translucent white veil) ink is found again: by colour where ink and
 //! face differ in hue (each pixel unmixed into white, ink and face: `unmix`), else by
-//! lightness (`unveil`, `veiled_strokes`); such a glyph is known to be partly hidden.
+//! lightness (`unveil`, `veiled_strokes`); what neither tells clearly is known to be hidden.
 //!
 //! A badge is a strongly coloured region in a corner of the tile (it may stick out of it); its
 //! two letters, lighter than the badge, are read with the same classifier restricted to D or T,
@@ -265,7 +265,7 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
     // The glyph is veiled when ink was found under the veil or the veil touches what is kept.
     let hidden = veil
         .filter(|v| v.hid_ink || keep.iter().any(|&id| cut[id as usize]))
-        .map(|v| v.band);
+        .map(|v| v.hidden.unwrap_or(v.band));
     let mut ink = Ink::new(n, n);
     for (i, &l) in labels.iter().enumerate() {
         if l != 0 && keep.contains(&l) {
@@ -582,6 +582,9 @@ const BAND_GROWTH: usize = 2;
 struct Veil {
     /// Where it lies, grown by two pixels.
     band: Vec<bool>,
+    /// Where the ink under it is in doubt, when that is less than the band (`None`: all of
+    /// it).
+    hidden: Option<Vec<bool>>,
     /// Ink was found under it.
     hid_ink: bool,
 }
@@ -682,6 +685,7 @@ fn unveil(
     }
     Some(Veil {
         band: morphed(&band, n, false, BAND_GROWTH),
+        hidden: None,
         hid_ink: found * MIN_HIDDEN_INK >= n * n,
     })
 }
@@ -700,6 +704,9 @@ const UNMIX_KEPT: f32 = 0.08;
 /// ...and white, the ink and the face explain its colour to within this (Euclidean, RGB): a
 /// badge's colour, the gap's, are not a mix of them.
 const UNMIX_RESIDUAL: f32 = 20.0;
+/// Under the veil a pixel is told clearly when the ink takes no more than this share of what
+/// is not white, or no less than all but this share.
+const UNMIX_CLEAR: f32 = 0.1;
 /// A stroke under the veil is solid where the ink takes this share of what is not white.
 const UNMIX_SOLID: f32 = 0.85;
 
@@ -760,8 +767,18 @@ fn unmix(crop: &Crop, (f, i): ([f32; 3], [f32; 3]), ink_of: &mut [f32]) -> Optio
             *a = a.max(t);
         }
     }
+    // In doubt: what lies in the line (the band with its holes closed) and was not told
+    // clearly as ink or as face.
+    let line = morphed(&morphed(&band, n, false, 2), n, true, 2);
+    let doubt: Vec<bool> = (0..n * n)
+        .map(|p| {
+            let clear = under[p] <= UNMIX_CLEAR || under[p] >= 1.0 - UNMIX_CLEAR;
+            line[p] && !(band[p] && clear)
+        })
+        .collect();
     Some(Veil {
         band: morphed(&band, n, false, BAND_GROWTH),
+        hidden: Some(morphed(&doubt, n, false, BAND_GROWTH)),
         hid_ink: true,
     })
 }
@@ -822,6 +839,7 @@ fn veiled_strokes(crop: &Crop, face: f32, ink_of: &mut [f32]) -> Option<Veil> {
     }
     Some(Veil {
         band: morphed(&band, n, false, BAND_GROWTH),
+        hidden: None,
         hid_ink: true,
     })
 }
@@ -2018,6 +2036,37 @@ mod tests {
         let seen = see_tile(&lined, (120.0, 120.0), 200.0, 240.0);
         let (tile, _, _) = judge(&seen, &Classifier::built_in());
         assert_eq!(tile, 19, "read as a T");
+    }
+
+    #[test]
+    fn what_colour_tells_under_a_line_is_in_sight() {
+        // A purple E on a cyan face under a path's line along its bottom arm. Under the line
+        // the ink is told from the face by colour, so only the line's soft edges are in doubt,
+        // not the arm: judged as hidden, the whole line was (an E then looks like an F).
+        let line = |x: f32, y: f32| x >= 60.0 && (y - 155.0).abs() < 14.0;
+        let img = under_a_line(("E", 110.0), ([50, 210, 215], [100, 30, 100]), line, 0.6);
+        let glyph = tile_glyph(&img, (120.0, 120.0), 200.0);
+        let in_doubt = glyph
+            .hidden
+            .expect("the line is seen")
+            .iter()
+            .filter(|&&h| h)
+            .count();
+        // The line's area in the crop's cells.
+        let cell = 200.0 * CROP / WORK as f32;
+        let under_line = (20..220)
+            .flat_map(|y| (20..220).map(move |x| (x as f32, y as f32)))
+            .filter(|&(x, y)| line(x, y))
+            .count() as f32
+            / (cell * cell);
+        assert!(
+            (in_doubt as f32) < under_line / 3.0,
+            "{in_doubt} cells in doubt of {under_line:.0} under the line"
+        );
+        let seen = see_tile(&img, (120.0, 120.0), 200.0, 240.0);
+        let (tile, confidence, _) = judge(&seen, &Classifier::built_in());
+        assert_eq!(tile, 4, "read as an E");
+        assert!(confidence >= SURE, "read at {confidence}");
     }
 
     #[test]
