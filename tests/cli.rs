@@ -2024,6 +2024,7 @@ fn read_says_which_tiles_show_no_letter() {
         Model::Nexus7,
         GameConfig {
             dialog_round: Some(1),
+            dimmed_round: None,
             ..GameConfig::default()
         },
     );
@@ -2186,6 +2187,7 @@ fn play_warns_loudly_when_the_games_score_does_not_move() {
             Model::Nexus7,
             GameConfig {
                 dialog_round: dialog,
+                dimmed_round: None,
                 ..GameConfig::default()
             },
         );

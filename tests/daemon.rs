@@ -65,6 +65,26 @@ fn lobby_phone_at(addr: &str, model: Model, seed: u64, round_secs: u64, advance_
     Sim::start(addr.parse().unwrap(), config).expect("the sim listens")
 }
 
+/// A Nexus 7 in the lobby whose rounds (of `round_secs`) start 2 s after it starts and after
+/// each results screen, with `cover` setting what covers a round (`dialog_round`,
+/// `dimmed_round`).
+fn covered_phone(round_secs: u64, cover: impl FnOnce(&mut GameConfig)) -> Sim {
+    let mut game = GameConfig {
+        lobby: true,
+        round: Duration::from_secs(round_secs),
+        auto_advance: Some(Duration::from_secs(2)),
+        ..GameConfig::default()
+    };
+    cover(&mut game);
+    let config = SimConfig {
+        model: Model::Nexus7,
+        game,
+        report: None,
+        letters: None,
+    };
+    Sim::start("127.0.0.1:0".parse().unwrap(), config).expect("the sim listens")
+}
+
 #[test]
 fn three_phones_play_three_rounds_each() {
     let Some(server) = common::AdbServer::start() else {
@@ -492,22 +512,7 @@ fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() 
     };
     let dir = workdir("daemon-unsure", ROUND_SECS);
     // The first round's board is under Android's "isn't responding" dialog.
-    let phone = Sim::start(
-        "127.0.0.1:0".parse().unwrap(),
-        SimConfig {
-            model: Model::Nexus7,
-            game: GameConfig {
-                lobby: true,
-                round: Duration::from_secs(ROUND_SECS),
-                auto_advance: Some(Duration::from_secs(2)),
-                dialog_round: Some(1),
-                ..GameConfig::default()
-            },
-            report: None,
-            letters: None,
-        },
-    )
-    .unwrap();
+    let phone = covered_phone(ROUND_SECS, |g| g.dialog_round = Some(1));
     let history = dir.join("history.jsonl");
     let args = rounds_on(2, &history, &phone);
     let stdout = finished(spawn_daemon(&server, &dir, &args));
@@ -530,6 +535,42 @@ fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() 
     // The second round (over, or its words all in) was played.
     let second = report.rounds.get(1).map_or(&report.board, |g| &g.board);
     assert_eq!(&rounds[1].board, second);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_board_dimmed_for_long_is_waited_out_and_said_once_with_its_screen() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    // The first round's board stays dimmed ("Reconnecting...") the whole round, longer than
+    // the worker's patience (10 s) for a toast before the round.
+    let round_secs = 14;
+    let dir = workdir("daemon-dimmed", round_secs);
+    let phone = covered_phone(round_secs, |g| g.dimmed_round = Some(1));
+    let history = dir.join("history.jsonl");
+    let args = rounds_on(1, &history, &phone);
+    let stdout = finished(spawn_daemon(&server, &dir, &args));
+    let said: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("\"still_dimmed\""))
+        .collect();
+    assert_eq!(said.len(), 1, "{stdout}");
+    let event: serde_json::Value = serde_json::from_str(said[0]).unwrap();
+    assert!(event["secs"].as_u64().unwrap() >= 10, "{event}");
+    assert!(event["why"].as_str().unwrap().contains("dimmed"), "{event}");
+    let shot = event["screenshot"].as_str().expect("a screenshot");
+    assert!(Path::new(shot).starts_with(dir.join("unsure")), "{shot}");
+    assert!(image::open(shot).is_ok());
+    // Nothing touched the overlay, and the round after it was played.
+    let report = phone.device().report();
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert_eq!(report.rejected(), 0, "{:?}", report.strokes);
+    assert_eq!(report.rounds[0].words, 0);
+    let (rounds, _) = history::read(&history).unwrap();
+    assert_eq!(rounds.len(), 1, "{rounds:?}");
+    let second = report.rounds.get(1).map_or(&report.board, |g| &g.board);
+    assert_eq!(&rounds[0].board, second);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -300,6 +300,9 @@ impl Live {
                 ended(record.ended)
             )),
             Event::Skipped { .. } => bar.set_message("round skipped (not read surely)"),
+            Event::StillDimmed { secs, .. } => {
+                bar.set_message(format!("the board has been dimmed for {secs} s; waiting"));
+            }
             Event::ScoreStill { .. } => bar.set_message("WARNING: the score is not moving"),
             Event::PhoneLost { .. } => bar.set_message("lost; waiting for it to come back"),
             Event::PhoneDone { rounds, .. } => {
@@ -380,6 +383,18 @@ fn line(event: &Event) -> Option<String> {
             screenshot,
         } => format!(
             "{serial}: round skipped, the board is not read surely ({why}){}",
+            screenshot
+                .as_ref()
+                .map(|p| format!("; screenshot {}", p.display()))
+                .unwrap_or_default()
+        ),
+        Event::StillDimmed {
+            serial,
+            why,
+            secs,
+            screenshot,
+        } => format!(
+            "{serial}: the board has stayed dimmed for {secs} s ({why}): not played, waiting for it to clear{}",
             screenshot
                 .as_ref()
                 .map(|p| format!("; screenshot {}", p.display()))

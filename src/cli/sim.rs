@@ -52,6 +52,10 @@ pub struct SimArgs {
     /// dialog, a board no reader can read: a bot must skip the round, touching nothing.
     #[arg(long, value_name = "ROUND", value_parser = clap::value_parser!(u32).range(1..))]
     pub dialog_round: Option<u32>,
+    /// Dim the board of this round under a dark overlay ("Reconnecting...") for the whole
+    /// round: a bot must wait, touching nothing, and say that it is waiting.
+    #[arg(long, value_name = "ROUND", value_parser = clap::value_parser!(u32).range(1..))]
+    pub dimmed_round: Option<u32>,
     /// JSON report of every stroke, the score, freezes and violations (with --phones, one
     /// per phone: NAME-1.json, NAME-2.json, ...).
     #[arg(long, value_name = "FILE")]
@@ -90,6 +94,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             .map(|s| seconds("--auto-advance", s, 0.0))
             .transpose()?,
         dialog_round: args.dialog_round,
+        dimmed_round: args.dimmed_round,
     };
     // The stop signals are caught before any phone listens: a SIGTERM sent as soon as a
     // phone answers (a test, a supervisor) writes the reports and exits 0 even on a machine

@@ -119,6 +119,15 @@ pub enum Event {
         after_words: usize,
         screenshot: Option<PathBuf>,
     },
+    /// A board has stayed dimmed under an overlay far longer than a toast before the round
+    /// lasts (a modal the game or the system keeps up): said once, with the screen; the
+    /// worker keeps waiting for it to clear.
+    StillDimmed {
+        serial: String,
+        why: String,
+        secs: u64,
+        screenshot: Option<PathBuf>,
+    },
     /// A board not read surely: not played.
     Skipped {
         serial: String,
@@ -153,6 +162,7 @@ impl Event {
             | Event::Resumed { serial, .. }
             | Event::Progress { serial, .. }
             | Event::Skipped { serial, .. }
+            | Event::StillDimmed { serial, .. }
             | Event::ScoreStill { serial, .. }
             | Event::PhoneLost { serial, .. }
             | Event::PhoneDone { serial, .. } => Some(serial),

@@ -25,6 +25,7 @@ use crate::score::Bonuses;
 use crate::solve::Order;
 use crate::vision::glyph::Classifier;
 use crate::vision::grid::Grid;
+use crate::vision::read::Reading;
 
 /// Time between two looks while waiting.
 const LOOK_EVERY: Duration = Duration::from_millis(250);
@@ -34,6 +35,9 @@ const ADVANCE_AGAIN: Duration = Duration::from_secs(3);
 /// How long a board may stay unsure before it is given up on (one mid-animation becomes
 /// readable; one in a font the reader cannot read does not).
 const UNSURE_PATIENCE: Duration = Duration::from_secs(2);
+/// A board dimmed this long is more than a toast before the round ("Get ready!" lasts a few
+/// seconds): the worker says so once, with the screen, and keeps waiting.
+const DIMMED_PATIENCE: Duration = Duration::from_secs(10);
 
 /// How a worker plays.
 #[derive(Clone, Debug)]
@@ -145,6 +149,8 @@ impl Worker<'_> {
         let mut stamp = profile_stamp(self.profile);
         let mut first_look = true;
         let mut unsure_since: Option<Instant> = None;
+        // Since when the board on screen has been dimmed, and whether that was said.
+        let mut dimmed_since: Option<(Instant, bool)> = None;
         // When the last look that did not show the board now on screen started: the board
         // appeared after it, so the round's clock is counted from there (a lower bound: the
         // bot would rather leave a word out than touch the results screen).
@@ -168,6 +174,9 @@ impl Worker<'_> {
             let started = Instant::now();
             let l = self.look(&grid, &classifier).await?;
             let was_first = std::mem::replace(&mut first_look, false);
+            if !l.reading.as_ref().is_ok_and(|r| r.dimmed()) {
+                dimmed_since = None;
+            }
             match (&l.reading, sure_board(&l)) {
                 // Results, lobby, a menu: whatever board shows next is a new round.
                 (Err(_), _) => {
@@ -183,6 +192,11 @@ impl Worker<'_> {
                 (Ok(r), None) if r.dimmed() => {
                     unsure_since = None;
                     before = Some(started);
+                    let (since, said) = dimmed_since.get_or_insert((started, false));
+                    if !*said && since.elapsed() >= DIMMED_PATIENCE {
+                        *said = true;
+                        self.still_dimmed(&l, r, since.elapsed());
+                    }
                 }
                 (Ok(_), None) => {
                     let since = *unsure_since.get_or_insert(started);
@@ -264,15 +278,31 @@ impl Worker<'_> {
         Ok(l)
     }
 
+    /// The screen of `l`, saved beside the unsure boards' (`None` when it cannot be).
+    fn save_screen(&self, l: &Look) -> Option<PathBuf> {
+        std::fs::create_dir_all(&self.opts.unsure_dir)
+            .ok()
+            .and_then(|()| play::save_screenshot(&l.image, &self.opts.unsure_dir).ok())
+    }
+
+    /// Says that the board of `l`, read as `r`, has stayed dimmed for `secs`.
+    fn still_dimmed(&self, l: &Look, r: &Reading, secs: Duration) {
+        let why = r.overlay().map_or_else(String::new, |o| o.to_string());
+        self.emit(Event::StillDimmed {
+            serial: self.serial(),
+            why,
+            secs: secs.as_secs(),
+            screenshot: self.save_screen(l),
+        });
+    }
+
     /// A board not read surely: never played. Its screenshot is saved, the round recorded.
     fn skip_unsure(&self, l: &Look, memory: &mut Memory) -> Result<(), PlayError> {
         let why = match &l.reading {
             Ok(r) => format!("not sure of {}", play::unsure_text(r)),
             Err(e) => e.to_string(),
         };
-        let saved = std::fs::create_dir_all(&self.opts.unsure_dir)
-            .ok()
-            .and_then(|()| play::save_screenshot(&l.image, &self.opts.unsure_dir).ok());
+        let saved = self.save_screen(l);
         let board = l.reading.as_ref().map(|r| r.board().to_string());
         memory.rounds += 1;
         self.emit(Event::Skipped {

@@ -45,6 +45,10 @@ pub struct GameConfig {
     /// first), as it does when the game stalls: the board cannot be read, and a touch in that
     /// round lands on the dialog (a violation).
     pub dialog_round: Option<u32>,
+    /// The board is dimmed under a dark overlay through this round, as a game keeps it while
+    /// it reconnects: it reads as dimmed, and a touch in that round lands on the overlay (a
+    /// violation).
+    pub dimmed_round: Option<u32>,
 }
 
 impl Default for GameConfig {
@@ -59,6 +63,7 @@ impl Default for GameConfig {
             lobby: false,
             auto_advance: None,
             dialog_round: None,
+            dimmed_round: None,
         }
     }
 }
@@ -196,6 +201,8 @@ pub struct View {
     pub max_score: u32,
     /// A system dialog covers the round's board.
     pub dialog: bool,
+    /// A dark overlay dims the round's board.
+    pub dimmed: bool,
 }
 
 /// A stroke in progress.
@@ -340,6 +347,16 @@ impl Game {
         self.screen == Screen::Round && self.config.dialog_round == Some(self.round)
     }
 
+    /// Whether the round on screen is dimmed under an overlay.
+    fn dimmed_shows(&self) -> bool {
+        self.screen == Screen::Round && self.config.dimmed_round == Some(self.round)
+    }
+
+    /// Whether something modal covers the round on screen: it takes every touch.
+    fn covered(&self) -> bool {
+        self.dialog_shows() || self.dimmed_shows()
+    }
+
     /// When the round's clock runs out.
     fn round_end(&self) -> Duration {
         self.round_start + self.config.round + self.extension
@@ -467,6 +484,7 @@ impl Game {
             last_word: self.last_word.clone(),
             max_score: self.max_score,
             dialog: self.dialog_shows(),
+            dimmed: self.dimmed_shows(),
         }
     }
 
@@ -548,7 +566,7 @@ impl Game {
             stroke.samples.push(sample);
         }
         let fence = match self.screen {
-            Screen::Round => !self.dialog_shows() && self.layout.in_fence(sample.x, sample.y),
+            Screen::Round => !self.covered() && self.layout.in_fence(sample.x, sample.y),
             Screen::Lobby | Screen::Results => self.layout.play.contains(sample.x, sample.y),
         };
         if !fence && stroke.outside.is_none() {
@@ -561,8 +579,8 @@ impl Game {
         if stroke.seen.len() < MAX_SAMPLES_KEPT {
             stroke.seen.push(sample);
         }
-        // A system dialog is modal: what it covers gets no touch.
-        if self.dialog_shows() {
+        // A system dialog or an overlay is modal: what it covers gets no touch.
+        if self.covered() {
             return;
         }
         if let Some(cell) = self.layout.hit(sample.x, sample.y)

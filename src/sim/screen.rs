@@ -128,7 +128,31 @@ pub fn render(layout: &Layout, view: &View, letters: Option<&Face>) -> RgbaImage
     if view.dialog {
         not_responding(&mut img, layout);
     }
+    if view.dimmed {
+        reconnecting(&mut img, layout);
+    }
     img
+}
+
+/// The game's overlay while it reconnects: the screen at a third of its lightness, a line of
+/// white text over the middle of the grid.
+fn reconnecting(img: &mut RgbaImage, layout: &Layout) {
+    for p in img.pixels_mut() {
+        for c in &mut p.0[..3] {
+            *c /= 3;
+        }
+    }
+    let grid = layout.grid();
+    let size = layout.pitch * 0.3;
+    text_centred(
+        img,
+        "Reconnecting...",
+        layout.width as f32 / 2.0,
+        (grid.y0 + grid.y1) / 2.0,
+        size,
+        rgb(250, 250, 250),
+        bold(),
+    );
 }
 
 /// Android's "isn't responding" dialog: the screen dimmed, a white box across the middle of
@@ -660,6 +684,7 @@ mod tests {
             last_word: Some(("cat".into(), true)),
             max_score: 900,
             dialog: false,
+            dimmed: false,
         }
     }
 
