@@ -27,7 +27,7 @@ use crate::score::Bonus;
 /// The largest side a tile is worked at.
 const WORK: usize = 112;
 /// Share of the tile's side that is cropped.
-const CROP: f32 = 0.92;
+pub const CROP: f32 = 0.92;
 /// Faces darker than this (luma) are not tiles in play (a dimmed overlay, a disabled board).
 const MIN_FACE: f32 = 110.0;
 /// Glyphs with less contrast than this against their face are not read.
