@@ -809,7 +809,8 @@ pub struct Report {
     pub calibration: Vec<Band>,
     pub mean_read_ms: f64,
     pub max_read_ms: f64,
-    /// The first misreads, for people.
+    /// The misreads, for people: every screen read wrong or held wrongly, and every board
+    /// with a tile read unsure.
     pub misreads: Vec<String>,
 }
 
@@ -947,7 +948,7 @@ pub fn measure(
             .filter(|t| t.confidence < super::read::SURE)
             .map(|t| format!("{}({:.2})", tile_name(t.tile), t.confidence))
             .collect();
-        if !wrong.is_empty() || (!unsure.is_empty() && r.misreads.len() < 40) {
+        if !wrong.is_empty() || !unsure.is_empty() {
             r.misreads.push(format!(
                 "sample {index} ({}): {} unsure: {}",
                 s.description,
