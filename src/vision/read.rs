@@ -218,7 +218,16 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         })
     };
     // Ink amount per pixel, seen through a light veil where there is one.
-    let mut ink_of: Vec<f32> = crop.luma.iter().map(|&l| amount(l)).collect();
+    let local = local_faces(&crop, face, contrast);
+    let mut ink_of: Vec<f32> = crop
+        .luma
+        .iter()
+        .enumerate()
+        .map(|(p, &l)| {
+            let f = local[p / n];
+            ((f - l) / (f - dark).max(1.0)).clamp(0.0, 1.0)
+        })
+        .collect();
     let veil = palette()
         .and_then(|p| unmix(&crop, p, &mut ink_of))
         .or_else(|| unveil(&crop, (face, dark), &palette, &amount, &mut ink_of))
@@ -277,6 +286,36 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         ink: Some(ink),
         hidden,
     }
+}
+
+/// Rows of the crop this far each way (a share of its side) give a row's own face.
+const LOCAL_FACE_REACH: usize = 8;
+
+/// Each row's own face lightness: the median of the face-like pixels (lighter than halfway
+/// from `face` to the ink) of the rows around it; `face` where there are too few. A face
+/// shaded from top to bottom, or lighter on its top half, has ink judged against the face
+/// beside it, not the whole tile's.
+fn local_faces(crop: &Crop, face: f32, contrast: f32) -> Vec<f32> {
+    let n = crop.n;
+    let reach = (n / LOCAL_FACE_REACH).max(1);
+    let cut = face - contrast / 2.0;
+    let mut out = vec![face; n];
+    let mut like = Vec::with_capacity(n * (2 * reach + 1));
+    for (y, o) in out.iter_mut().enumerate() {
+        like.clear();
+        for row in y.saturating_sub(reach)..(y + reach + 1).min(n) {
+            like.extend(
+                crop.luma[row * n..(row + 1) * n]
+                    .iter()
+                    .filter(|&&l| l > cut),
+            );
+        }
+        if like.len() * 2 >= n {
+            let k = like.len() / 2;
+            *o = *like.select_nth_unstable_by(k, f32::total_cmp).1;
+        }
+    }
+    out
 }
 
 /// The regions (by id) that are frames: at least `FRAME_SPAN` of the crop's side both ways,
