@@ -2,8 +2,9 @@
 //! not a bonus badge), what letter it is and how sure that is, and the badge's bonus if any.
 //!
 //! A tile is cropped and resampled to at most `WORK` pixels a side. Its face is the most common
-//! lightness; ink is what is darker than the face by at least half of the darkest contrast near
-//! the middle (a path line drawn over a tile is lighter than the face, so it is not ink). The
+//! lightness, and each row's the face-like lightness of the rows around it; ink is what is
+//! darker than the row's face by at least half of the contrast to the darkest ink near the
+//! middle (a path line drawn over a tile is lighter than the face, so it is not ink). The
 //! main glyph is the largest ink region near the middle, joined by the regions in the middle of
 //! the tile or level with it that reach below its top fifth (the "u" of "Qu", pieces of a letter
 //! cut by a path line); a corner value, which sits above it, and regions touching the crop's
