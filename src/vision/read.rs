@@ -300,20 +300,58 @@ fn local_faces(crop: &Crop, face: f32, contrast: f32) -> Vec<f32> {
     let n = crop.n;
     let reach = (n / LOCAL_FACE_REACH).max(1);
     let cut = face - contrast / 2.0;
+    // Per row, a histogram of its face-like pixels (whole levels); the window's is their sum,
+    // slid down a row at a time.
+    let rows: Vec<[u16; 256]> = (0..n)
+        .map(|y| {
+            let mut h = [0u16; 256];
+            for &l in crop.luma[y * n..(y + 1) * n].iter().filter(|&&l| l > cut) {
+                h[l.round().clamp(0.0, 255.0) as usize] += 1;
+            }
+            h
+        })
+        .collect();
+    let (mut window, mut count) = ([0u32; 256], 0usize);
+    let add = |window: &mut [u32; 256], h: &[u16; 256]| {
+        window
+            .iter_mut()
+            .zip(h)
+            .for_each(|(w, &v)| *w += u32::from(v));
+    };
+    let take = |window: &mut [u32; 256], h: &[u16; 256]| {
+        window
+            .iter_mut()
+            .zip(h)
+            .for_each(|(w, &v)| *w -= u32::from(v));
+    };
+    let pixels = |h: &[u16; 256]| h.iter().map(|&v| usize::from(v)).sum::<usize>();
+    for h in rows.iter().take(reach + 1) {
+        add(&mut window, h);
+        count += pixels(h);
+    }
     let mut out = vec![face; n];
-    let mut like = Vec::with_capacity(n * (2 * reach + 1));
     for (y, o) in out.iter_mut().enumerate() {
-        like.clear();
-        for row in y.saturating_sub(reach)..(y + reach + 1).min(n) {
-            like.extend(
-                crop.luma[row * n..(row + 1) * n]
-                    .iter()
-                    .filter(|&&l| l > cut),
-            );
+        if y > 0 {
+            if let Some(h) = rows.get(y + reach) {
+                add(&mut window, h);
+                count += pixels(h);
+            }
+            if let Some(h) = y.checked_sub(reach + 1).map(|k| &rows[k]) {
+                take(&mut window, h);
+                count -= pixels(h);
+            }
         }
-        if like.len() * 2 >= n {
-            let k = like.len() / 2;
-            *o = *like.select_nth_unstable_by(k, f32::total_cmp).1;
+        if count * 2 >= n {
+            // The median: the level where the cumulative count passes half.
+            let half = count / 2;
+            let mut seen = 0usize;
+            for (level, &c) in window.iter().enumerate() {
+                seen += c as usize;
+                if seen > half {
+                    *o = level as f32;
+                    break;
+                }
+            }
         }
     }
     out
