@@ -311,36 +311,31 @@ fn local_faces(crop: &Crop, face: f32, contrast: f32) -> Vec<f32> {
             h
         })
         .collect();
-    let (mut window, mut count) = ([0u32; 256], 0usize);
-    let add = |window: &mut [u32; 256], h: &[u16; 256]| {
-        window
-            .iter_mut()
-            .zip(h)
-            .for_each(|(w, &v)| *w += u32::from(v));
+    let mut window = [0u32; 256];
+    // A row's histogram into the window (`into`) or out of it.
+    let shift = |window: &mut [u32; 256], h: &[u16; 256], into: bool| {
+        for (w, &v) in window.iter_mut().zip(h) {
+            *w = if into {
+                *w + u32::from(v)
+            } else {
+                *w - u32::from(v)
+            };
+        }
     };
-    let take = |window: &mut [u32; 256], h: &[u16; 256]| {
-        window
-            .iter_mut()
-            .zip(h)
-            .for_each(|(w, &v)| *w -= u32::from(v));
-    };
-    let pixels = |h: &[u16; 256]| h.iter().map(|&v| usize::from(v)).sum::<usize>();
     for h in rows.iter().take(reach + 1) {
-        add(&mut window, h);
-        count += pixels(h);
+        shift(&mut window, h, true);
     }
     let mut out = vec![face; n];
     for (y, o) in out.iter_mut().enumerate() {
         if y > 0 {
             if let Some(h) = rows.get(y + reach) {
-                add(&mut window, h);
-                count += pixels(h);
+                shift(&mut window, h, true);
             }
-            if let Some(h) = y.checked_sub(reach + 1).map(|k| &rows[k]) {
-                take(&mut window, h);
-                count -= pixels(h);
+            if let Some(k) = y.checked_sub(reach + 1) {
+                shift(&mut window, &rows[k], false);
             }
         }
+        let count = window.iter().map(|&c| c as usize).sum::<usize>();
         if count * 2 >= n {
             // The median: the level where the cumulative count passes half.
             let half = count / 2;
@@ -822,13 +817,7 @@ fn unmix(crop: &Crop, (f, i): ([f32; 3], [f32; 3]), ink_of: &mut [f32]) -> Optio
         under[p] = (u / kept).clamp(0.0, 1.0);
     }
     // A veil is a broad stretch: JPEG's halo round a glyph, thin, goes.
-    let band = morphed(&morphed(&band, n, true, 1), n, false, 1);
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let stretches = label(|p| band[p], n, n, Touch::Eight, &mut labels, &mut stack);
-    let sizeable: Vec<bool> = std::iter::once(false)
-        .chain(stretches.iter().map(|r| r.count * MIN_STRETCH >= n * n))
-        .collect();
-    let band: Vec<bool> = labels.iter().map(|&l| sizeable[l as usize]).collect();
+    let band = sizeable_stretches(&morphed(&morphed(&band, n, true, 1), n, false, 1), n);
     if band.iter().filter(|&&b| b).count() * MIN_VEIL_SHARE < n * n {
         return None;
     }
@@ -956,27 +945,22 @@ fn veil_lightness(crop: &Crop, face: f32) -> Option<(f32, f32)> {
 /// them and the veil).
 fn veiled_face(crop: &Crop, face: f32, veil: f32) -> Vec<bool> {
     let n = crop.n;
-    let mut veiled_face: Vec<bool> = crop
+    let veiled_face: Vec<bool> = crop
         .luma
         .iter()
         .map(|&l| l > face + VEILED_FACE_LIFT && (l - veil).abs() <= VEIL_TOLERANCE)
         .collect();
+    sizeable_stretches(&veiled_face, n)
+}
+
+/// The stretches of an n x n mask (8-connected) that cover at least 1/`MIN_STRETCH` of it.
+fn sizeable_stretches(mask: &[bool], n: usize) -> Vec<bool> {
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let stretches = label(
-        |p| veiled_face[p],
-        n,
-        n,
-        Touch::Eight,
-        &mut labels,
-        &mut stack,
-    );
+    let stretches = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
     let sizeable: Vec<bool> = std::iter::once(false)
         .chain(stretches.iter().map(|r| r.count * MIN_STRETCH >= n * n))
         .collect();
-    for (v, &l) in veiled_face.iter_mut().zip(&labels) {
-        *v = sizeable[l as usize];
-    }
-    veiled_face
+    labels.iter().map(|&l| sizeable[l as usize]).collect()
 }
 
 /// Where the veiled face meets bare face (not ink), a drawn line's edge steps down by at least
