@@ -47,7 +47,12 @@ impl Tally {
     }
 }
 
-fn tally(screens: &[(Board, image::RgbaImage)], grid: &Grid, classifier: &Classifier) -> Tally {
+fn tally(
+    screens: &[(Board, image::RgbaImage)],
+    grid: &Grid,
+    classifier: &Classifier,
+    label: &str,
+) -> Tally {
     let mut t = Tally::default();
     for (board, img) in screens {
         t.boards += 1;
@@ -59,7 +64,7 @@ fn tally(screens: &[(Board, image::RgbaImage)], grid: &Grid, classifier: &Classi
             for (t, &truth) in r.tiles.iter().zip(board.tiles()) {
                 if t.tile != truth || !t.sure() {
                     eprintln!(
-                        "  {} read as {} ({:.2}, then {}){}",
+                        "  {label}: {} read as {} ({:.2}, then {}){}",
                         tile_name(truth),
                         tile_name(t.tile),
                         t.confidence,
@@ -146,11 +151,11 @@ fn main() -> anyhow::Result<()> {
         std::fs::copy(&source, &path)?;
         let profile = Profile::load(&path)?;
         let grid = Grid::from_centres(*profile.centres(), profile.tile());
-        let b = tally(&screens[1..], &grid, &built_in);
+        let b = tally(&screens[1..], &grid, &built_in, "before");
         let (board, img) = &screens[0];
         let learned = learn::learn(&profile, img, board)?;
         let taught = classifier_for(Some(&Profile::load(&path)?))?;
-        let a = tally(&screens[1..], &grid, &taught);
+        let a = tally(&screens[1..], &grid, &taught, "after");
         println!(
             "{:40} before: {}  after: {}  ({} glyphs)",
             font.file_stem().unwrap_or_default().to_string_lossy(),
