@@ -229,10 +229,24 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
             ((f - l) / (f - dark).max(1.0)).clamp(0.0, 1.0)
         })
         .collect();
-    let veil = palette()
-        .and_then(|p| unmix(&crop, p, &mut ink_of))
-        .or_else(|| unveil(&crop, (face, dark), &palette, &amount, &mut ink_of))
-        .or_else(|| veiled_strokes(&crop, face, &mut ink_of));
+    // A traced path's line runs from tile to tile: a veil over the face that stays inside the
+    // tile is a highlight of the face (a radial sheen's light middle), and the ink is as first
+    // seen. (What `veiled_strokes` finds lies on the strokes alone: no edge to reach.)
+    let seen = ink_of.clone();
+    let crossing = |v: Option<Veil>, ink_of: &mut [f32]| match v {
+        Some(v) if !reaches_edge(&v.band, n) => {
+            ink_of.copy_from_slice(&seen);
+            None
+        }
+        v => v,
+    };
+    let mut veil = palette().and_then(|p| unmix(&crop, p, &mut ink_of));
+    veil = crossing(veil, &mut ink_of);
+    if veil.is_none() {
+        veil = unveil(&crop, (face, dark), &palette, &amount, &mut ink_of);
+        veil = crossing(veil, &mut ink_of);
+    }
+    let veil = veil.or_else(|| veiled_strokes(&crop, face, &mut ink_of));
     let (mut labels, mut stack) = (Vec::new(), Vec::new());
     let mut found = ink_regions(&ink_of, n, &mut labels, &mut stack);
     let nf = n as f32;
@@ -650,6 +664,19 @@ const BARE_FACE_TOLERANCE: f32 = 12.0;
 const MIN_HIDDEN_INK: usize = 2000;
 /// The band where a veil lies is grown by this many pixels (its antialiased edge).
 const BAND_GROWTH: usize = 2;
+
+/// A veil's band comes this near (a share of the crop's side) the crop's edge when it is a
+/// line crossing the tile (a frame drawn inside the tile may keep it from the very edge).
+const VEIL_EDGE: f32 = 0.15;
+
+/// Whether `band` (an n x n mask) comes within `VEIL_EDGE` of the crop's edge.
+fn reaches_edge(band: &[bool], n: usize) -> bool {
+    let m = ((n as f32 * VEIL_EDGE).ceil() as usize).max(1);
+    band.iter().enumerate().any(|(i, &b)| {
+        let (x, y) = (i % n, i / n);
+        b && (x < m || y < m || x + m >= n || y + m >= n)
+    })
+}
 
 /// A veil found over a tile.
 struct Veil {
