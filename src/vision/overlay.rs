@@ -21,6 +21,8 @@ use super::read::distance;
 /// thin letters, crossing a street stroke by stroke, cover a share of them (at 9, a third of
 /// the toasts of bare text over a light dim fell between the samples).
 const ALONG: usize = 33;
+/// The street's usual colour is fitted on every this many samples along it (9 a street).
+const FIT_EVERY: usize = 4;
 /// A gap's samples span this share of the pitch each side of the tiles' middle (the tiles'
 /// corners, where badges sit and stick out into the gap, are left out).
 const SPAN: f32 = 0.3;
@@ -125,7 +127,9 @@ fn streets(grid: &Grid) -> [Vec<Vec<(f32, f32)>>; 2] {
 /// not tilt it (least squares did: it took them for a gradient): the slope across is the
 /// median of the slopes between samples level with each other, the slope down the median of
 /// those between samples one above the other, and the offset the median of what is left.
-fn background(points: &[(f32, f32)], colours: &[Rgb]) -> Vec<Rgb> {
+/// Fitted on every `FIT_EVERY`th sample of each street, as many as `ALONG` was before it
+/// grew: the medians over all pairs of samples cost as the square of their number.
+fn background(points: &[(f32, f32)], colours: &[Rgb], at: &[(f32, f32)]) -> Vec<Rgb> {
     let mut planes = [[0.0f32; 3]; 3];
     for (k, plane) in planes.iter_mut().enumerate() {
         let (mut across, mut down) = (Vec::new(), Vec::new());
@@ -155,8 +159,7 @@ fn background(points: &[(f32, f32)], colours: &[Rgb]) -> Vec<Rgb> {
         );
         *plane = [offset, sx, sy];
     }
-    points
-        .iter()
+    at.iter()
         .map(|p| planes.map(|[o, sx, sy]| o + sx * p.0 + sy * p.1))
         .collect()
 }
@@ -184,7 +187,14 @@ fn street_shares(img: &RgbaImage, grid: &Grid) -> [[f32; 12]; 2] {
     let shares = |kind: &[Vec<(f32, f32)>]| -> [f32; 12] {
         let points: Vec<(f32, f32)> = kind.iter().flatten().copied().collect();
         let colours: Vec<Rgb> = points.iter().map(|&p| mean_at(img, p, half)).collect();
-        let usual = background(&points, &colours);
+        let (fit_points, fit_colours): (Vec<(f32, f32)>, Vec<Rgb>) = points
+            .iter()
+            .zip(&colours)
+            .enumerate()
+            .filter(|(i, _)| (i % ALONG).is_multiple_of(FIT_EVERY))
+            .map(|(_, (&p, &c))| (p, c))
+            .unzip();
+        let usual = background(&fit_points, &fit_colours, &points);
         let per = kind[0].len();
         let middle = [0, 1, 2].map(|k| median(usual.iter().map(|u| u[k]).collect()));
         if distance(middle, face) <= DIFFERENT {
