@@ -474,6 +474,42 @@ fn a_light_middle_of_a_tile_is_no_line_over_its_glyph() {
     }
 }
 
+/// A board on tiles 38 pixels wide (a 321x241 crop of held-back seed 5), in Jura, whose D
+/// and O are both rounded rectangles: a D was read as O at 21%, surely. On tiles this small
+/// a verdict is trusted less (`SMALL_TILE`), and the board is left unsure.
+#[test]
+fn a_board_on_tiny_tiles_is_not_read_wrong_and_sure() {
+    use corpus::Corpus;
+    let faces = corpus::load_named(
+        std::path::Path::new("/usr/share/fonts"),
+        Corpus::HeldBack.face_names(),
+    );
+    if faces.len() < Corpus::HeldBack.face_names().len() {
+        assert!(
+            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
+            "the held-back typefaces are not all installed"
+        );
+        eprintln!("note: apt-get install {}; skipping", corpus::FONT_PACKAGES);
+        return;
+    }
+    let sample = Corpus::HeldBack.sample(&faces, 5, 33);
+    let (tiles, _) = sample.board.expect("a board");
+    let r = read::read(&sample.image, None, &Classifier::built_in()).unwrap();
+    assert!(
+        r.grid.tile < 40.0,
+        "{}: tile {}",
+        sample.description,
+        r.grid.tile
+    );
+    let read: Vec<u8> = r.tiles.iter().map(|t| t.tile).collect();
+    assert!(
+        read == tiles.to_vec() || !r.sure(),
+        "{}: read as {}, surely",
+        sample.description,
+        r.board()
+    );
+}
+
 #[test]
 fn a_thin_i_on_a_shaded_face_is_not_read_as_j() {
     // On small screens an I is two or three cells wide, and a face shaded from top to
