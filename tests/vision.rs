@@ -510,6 +510,33 @@ fn a_board_on_tiny_tiles_is_not_read_wrong_and_sure() {
     );
 }
 
+/// A serif game face (Tinos, the Times-like face of fonts-croscore) is read surely with the
+/// built-in references alone, since one of them is a serif face (DejaVu Serif Bold): with
+/// sans references only, its H was read as X and its V as Y, unsure, and 0 of boards 2-6
+/// were sure.
+#[test]
+fn a_serif_face_is_read_surely_without_confirmed_boards() {
+    let Some(font) = corpus::font_file(std::path::Path::new("/usr/share/fonts"), "Tinos-Bold")
+    else {
+        assert!(
+            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
+            "Tinos-Bold is not installed"
+        );
+        eprintln!("note: apt-get install fonts-croscore; skipping");
+        return;
+    };
+    let (screens, grid, _) = learned_face(&font, 6);
+    for (board, img) in &screens[1..] {
+        let r = read::read(img, Some(&grid), &Classifier::built_in()).unwrap();
+        assert!(
+            r.sure() && r.board() == *board,
+            "{board} read as {} (sure: {})",
+            r.board(),
+            r.sure()
+        );
+    }
+}
+
 #[test]
 fn a_thin_i_on_a_shaded_face_is_not_read_as_j() {
     // On small screens an I is two or three cells wide, and a face shaded from top to
