@@ -427,8 +427,17 @@ fn a_condensed_face_is_read_at_its_own_width_after_one_board() {
         return;
     };
     let (screens, grid, taught) = learned_face(&font, 12);
-    for (board, img) in &screens[1..] {
-        let r = read::read(img, Some(&grid), &taught).unwrap();
+    read_surely_and_right(&screens[1..], &grid, &taught);
+}
+
+/// Asserts that every board of `screens` is read exactly and surely in `grid`.
+fn read_surely_and_right(
+    screens: &[(scramblebot::board::Board, image::RgbaImage)],
+    grid: &grid::Grid,
+    classifier: &Classifier,
+) {
+    for (board, img) in screens {
+        let r = read::read(img, Some(grid), classifier).unwrap();
         assert!(
             r.sure() && r.board() == *board,
             "{board} read as {} (sure: {})",
@@ -436,6 +445,22 @@ fn a_condensed_face_is_read_at_its_own_width_after_one_board() {
             r.sure()
         );
     }
+}
+
+/// Every held-back typeface (a corpus sample depends on the whole list), or `None`, said,
+/// when some is not installed.
+fn all_held_back_faces() -> Option<Vec<corpus::Face>> {
+    let names = corpus::Corpus::HeldBack.face_names();
+    let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), names);
+    if faces.len() < names.len() {
+        assert!(
+            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
+            "the held-back typefaces are not all installed"
+        );
+        eprintln!("note: apt-get install {}; skipping", corpus::FONT_PACKAGES);
+        return None;
+    }
+    Some(faces)
 }
 
 /// Tiles whose face lightens towards its middle (a radial sheen), with no path line over
@@ -446,18 +471,9 @@ fn a_condensed_face_is_read_at_its_own_width_after_one_board() {
 #[test]
 fn a_light_middle_of_a_tile_is_no_line_over_its_glyph() {
     use corpus::Corpus;
-    let faces = corpus::load_named(
-        std::path::Path::new("/usr/share/fonts"),
-        Corpus::HeldBack.face_names(),
-    );
-    if faces.len() < Corpus::HeldBack.face_names().len() {
-        assert!(
-            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
-            "the held-back typefaces are not all installed"
-        );
-        eprintln!("note: apt-get install {}; skipping", corpus::FONT_PACKAGES);
+    let Some(faces) = all_held_back_faces() else {
         return;
-    }
+    };
     for index in [49, 264] {
         let sample = Corpus::HeldBack.sample(&faces, 2, index);
         let (tiles, _) = sample.board.expect("a board");
@@ -480,18 +496,9 @@ fn a_light_middle_of_a_tile_is_no_line_over_its_glyph() {
 #[test]
 fn a_board_on_tiny_tiles_is_not_read_wrong_and_sure() {
     use corpus::Corpus;
-    let faces = corpus::load_named(
-        std::path::Path::new("/usr/share/fonts"),
-        Corpus::HeldBack.face_names(),
-    );
-    if faces.len() < Corpus::HeldBack.face_names().len() {
-        assert!(
-            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
-            "the held-back typefaces are not all installed"
-        );
-        eprintln!("note: apt-get install {}; skipping", corpus::FONT_PACKAGES);
+    let Some(faces) = all_held_back_faces() else {
         return;
-    }
+    };
     let sample = Corpus::HeldBack.sample(&faces, 5, 33);
     let (tiles, _) = sample.board.expect("a board");
     let r = read::read(&sample.image, None, &Classifier::built_in()).unwrap();
@@ -508,33 +515,6 @@ fn a_board_on_tiny_tiles_is_not_read_wrong_and_sure() {
         sample.description,
         r.board()
     );
-}
-
-/// A serif game face (Tinos, the Times-like face of fonts-croscore) is read surely with the
-/// built-in references alone, since one of them is a serif face (DejaVu Serif Bold): with
-/// sans references only, its H was read as X and its V as Y, unsure, and 0 of boards 2-6
-/// were sure.
-#[test]
-fn a_serif_face_is_read_surely_without_confirmed_boards() {
-    let Some(font) = corpus::font_file(std::path::Path::new("/usr/share/fonts"), "Tinos-Bold")
-    else {
-        assert!(
-            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
-            "Tinos-Bold is not installed"
-        );
-        eprintln!("note: apt-get install fonts-croscore; skipping");
-        return;
-    };
-    let (screens, grid, _) = learned_face(&font, 6);
-    for (board, img) in &screens[1..] {
-        let r = read::read(img, Some(&grid), &Classifier::built_in()).unwrap();
-        assert!(
-            r.sure() && r.board() == *board,
-            "{board} read as {} (sure: {})",
-            r.board(),
-            r.sure()
-        );
-    }
 }
 
 #[test]
