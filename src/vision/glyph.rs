@@ -670,6 +670,103 @@ pub fn references_from<F: Font>(fonts: &[F]) -> Vec<Reference> {
 
 static BUILT_IN: LazyLock<Vec<Reference>> = LazyLock::new(|| references_from(&built_in_fonts()));
 
+/// The references of a serif face, for a profile whose templates show its game draws serifs.
+static SERIF: LazyLock<Vec<Reference>> = LazyLock::new(|| {
+    let fonts: Vec<FontRef<'static>> = [dejavu::serif::bold()]
+        .into_iter()
+        .filter_map(|bytes| FontRef::try_from_slice(bytes).ok())
+        .collect();
+    references_from(&fonts)
+});
+
+/// The built-in references and the serif ones.
+static WITH_SERIF: LazyLock<Vec<Reference>> =
+    LazyLock::new(|| BUILT_IN.iter().chain(SERIF.iter()).cloned().collect());
+
+/// The distance from `glyph` to the nearest of `references` showing `tile`.
+fn nearest_of(references: &[Reference], tile: u8, glyph: &Features) -> f32 {
+    references
+        .iter()
+        .filter(|r| r.tile == tile)
+        .map(|r| glyph.distance(&r.features))
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// How far the glyph leans right, in pixels across per pixel up: the slope of the middles of
+/// its rows (between the left and right profiles), least squares.
+fn lean(f: &Features) -> f32 {
+    let (mut n, mut sy, mut sx, mut syy, mut sxy) = (0f32, 0f32, 0f32, 0f32, 0f32);
+    for i in 0..FINE {
+        let (left, right) = (f.profiles[i], f.profiles[FINE + i]);
+        if left >= 1.0 || right >= 1.0 {
+            continue;
+        }
+        let x = (left + 1.0 - right) / 2.0;
+        let y = -(i as f32) / FINE as f32;
+        n += 1.0;
+        sy += y;
+        sx += x;
+        syy += y * y;
+        sxy += x * y;
+    }
+    let var = syy - sy * sy / n.max(1.0);
+    if n < 4.0 || var <= 0.0 {
+        return 0.0;
+    }
+    (sxy - sx * sy / n) / var * f.log_aspect.exp()
+}
+
+/// A face whose letters lean this much more than the references' (`face_lean`) is slanted.
+/// Measured with `examples/learn_faces.rs` on one board of each of the 276 faces under
+/// /usr/share/fonts: every upright face 0.031 or less, every italic or oblique one 0.114 or
+/// more.
+const LEANING: f32 = 0.07;
+
+/// How much more the face of `templates` leans than the references: the median over its
+/// letters of the lean beyond the nearest reference of the same letter's.
+fn face_lean(references: &[Reference], templates: &[Reference]) -> f32 {
+    let mut leans: Vec<f32> = templates
+        .iter()
+        .filter(|t| t.tile != QU)
+        .filter_map(|t| {
+            references
+                .iter()
+                .filter(|r| r.tile == t.tile)
+                .min_by(|a, b| {
+                    t.features
+                        .distance(&a.features)
+                        .total_cmp(&t.features.distance(&b.features))
+                })
+                .map(|r| lean(&t.features) - lean(&r.features))
+        })
+        .collect();
+    if leans.is_empty() {
+        return 0.0;
+    }
+    leans.sort_by(f32::total_cmp);
+    leans[leans.len() / 2]
+}
+
+/// Whether the face of `templates` draws serifs: most of its letters lie nearer the serif
+/// references than the built-in ones. Measured on one board of each of the 276 faces under
+/// /usr/share/fonts (`examples/learn_faces.rs`): the upright serif and typewriter faces 60%
+/// to 100% of their letters, every upright sans face 7% or less. Given to every face, the
+/// serif references made slanted faces' boards wrong yet sure (29 boards after one
+/// confirmed board), so a leaning face (`LEANING`) is not asked.
+fn serif_face(templates: &[Reference]) -> bool {
+    let letters: Vec<&Reference> = templates.iter().filter(|t| t.tile != QU).collect();
+    if letters.len() < MIN_WIDTH_TEMPLATES {
+        return false;
+    }
+    let nearer = letters
+        .iter()
+        .filter(|t| {
+            nearest_of(&SERIF, t.tile, &t.features) < nearest_of(&BUILT_IN, t.tile, &t.features)
+        })
+        .count();
+    nearer * 2 > letters.len()
+}
+
 /// The distance from `glyph` to each tile's nearest reference among the `allowed` ones, for
 /// the two nearest tiles at least: a reference whose distance cannot come under the second
 /// nearest so far (its cheap terms alone reach it) is skipped, so farther tiles may stay
@@ -785,10 +882,18 @@ impl Classifier {
         }
     }
 
-    /// The built-in references, with `templates` taking precedence.
+    /// The built-in references, with `templates` taking precedence; and the serif references
+    /// beside them when the templates show an upright serif face.
     pub fn with_templates(templates: Vec<Reference>) -> Classifier {
+        let upright = face_lean(&BUILT_IN, &templates) < LEANING;
+        let references: &'static [Reference] = if upright && serif_face(&templates) {
+            &WITH_SERIF
+        } else {
+            &BUILT_IN
+        };
         Classifier {
-            widen: face_width(&BUILT_IN, &templates),
+            references,
+            widen: face_width(references, &templates),
             templates: templates.into(),
             ..Classifier::built_in()
         }
