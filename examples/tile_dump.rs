@@ -6,6 +6,8 @@
 //!     cargo run --release --example tile_dump -- SCREEN OUT_PREFIX INDEX...
 //!
 //! Each tile is written as OUT_PREFIX-tINDEX.png (`corpus_screen` writes corpus screens).
+//! `TILE_SCALE=1.3` looks at a crop that much wider than the grid's tile, as the reader does
+//! where it finds no glyph at the grid's size.
 
 use image::{Rgba, RgbaImage};
 use scramblebot::vision::{grid, read};
@@ -23,7 +25,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for index in indices {
         let t: usize = index.parse()?;
         let &(cx, cy) = g.centres.get(t).ok_or("a tile index is 0 to 15")?;
-        let (glyph, _) = read::tile_features(&img, (cx, cy), g.tile);
+        let scale: f32 = std::env::var("TILE_SCALE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1.0);
+        let (glyph, _) = read::tile_features(&img, (cx, cy), g.tile * scale);
         let Some(ink) = glyph.ink else {
             println!("tile {t}: no glyph found (face {})", glyph.face);
             continue;

@@ -270,12 +270,29 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
         found = ink_regions(&ink_of, n, &mut labels, &mut stack);
         frames = frames_of(&found, nf, near_middle);
     }
-    let Some(main) = found
-        .iter()
-        .filter(|r| !r.edge && near_middle(r) && !frames.contains(&r.id))
-        .max_by_key(|r| r.count)
-        .copied()
-    else {
+    let main_of = |found: &[Region], frames: &[u32]| {
+        found
+            .iter()
+            .filter(|r| !r.edge && near_middle(r) && !frames.contains(&r.id))
+            .max_by_key(|r| r.count)
+            .copied()
+    };
+    let mut main = main_of(&found, &frames);
+    // A frame the glyph touches (a wide "QU" inside an outlined tile's frame) makes one
+    // region of both, taken for the glyph (or, reaching the crop's edge, for none): its lines
+    // are taken off and the glyph looked for again.
+    let framed = match main {
+        Some(m) => Some(m).filter(|m| spans(m, nf)),
+        None => found.iter().find(|f| spans(f, nf)).copied(),
+    };
+    if let Some(frame) = framed
+        && unframe(&mut ink_of, n, &labels, &frame)
+    {
+        found = ink_regions(&ink_of, n, &mut labels, &mut stack);
+        frames = frames_of(&found, nf, near_middle);
+        main = main_of(&found, &frames);
+    }
+    let Some(main) = main else {
         return TileGlyph::blank(face);
     };
     let cut = veil_cuts(found.len(), &labels, veil.as_ref());
@@ -364,6 +381,64 @@ fn local_faces(crop: &Crop, face: f32, contrast: f32) -> Vec<f32> {
         }
     }
     out
+}
+
+/// Whether `r` spans `FRAME_SPAN` of the crop's side both ways, as a frame does.
+fn spans(r: &Region, nf: f32) -> bool {
+    (r.x1 - r.x0) as f32 >= nf * FRAME_SPAN && (r.y1 - r.y0) as f32 >= nf * FRAME_SPAN
+}
+
+/// Takes the lines of `frame` (a region spanning the crop both ways) off `ink_of`: along each
+/// side of its box, the band as thick as the median run of its ink inward from that side
+/// (a frame's line is as thick all along; a glyph touching it is a few places), and a pixel
+/// more for the antialiased rim. False when the runs are too thick for lines (a filled
+/// square).
+fn unframe(ink_of: &mut [f32], n: usize, labels: &[u32], frame: &Region) -> bool {
+    let on = |x: usize, y: usize| labels[y * n + x] == frame.id;
+    let run = |cells: &mut dyn Iterator<Item = (usize, usize)>| {
+        cells.take_while(|&(x, y)| on(x, y)).count()
+    };
+    let (x0, y0, x1, y1) = (frame.x0, frame.y0, frame.x1, frame.y1);
+    let median = |mut v: Vec<usize>| {
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    let top = median(
+        (x0..x1)
+            .map(|x| run(&mut (y0..y1).map(|y| (x, y))))
+            .collect(),
+    );
+    let bottom = median(
+        (x0..x1)
+            .map(|x| run(&mut (y0..y1).rev().map(|y| (x, y))))
+            .collect(),
+    );
+    let left = median(
+        (y0..y1)
+            .map(|y| run(&mut (x0..x1).map(|x| (x, y))))
+            .collect(),
+    );
+    let right = median(
+        (y0..y1)
+            .map(|y| run(&mut (x0..x1).rev().map(|x| (x, y))))
+            .collect(),
+    );
+    let thickest = top.max(bottom).max(left).max(right);
+    if [top, bottom, left, right].contains(&0) || thickest * 5 > (x1 - x0).min(y1 - y0) {
+        return false;
+    }
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let band = y < y0 + top + 1
+                || y + bottom + 1 >= y1
+                || x < x0 + left + 1
+                || x + right + 1 >= x1;
+            if band && on(x, y) {
+                ink_of[y * n + x] = 0.0;
+            }
+        }
+    }
+    true
 }
 
 /// The regions (by id) that are frames: at least `FRAME_SPAN` of the crop's side both ways,
@@ -2233,6 +2308,26 @@ mod tests {
         // Fairly sure of another letter (M, whose middle the line may hide): not trusted.
         assert_eq!(veiled_trust(&v(Some((12, 0.6))), 0.4), 0.0);
         assert_eq!(veiled_trust(&v(Some((12, 0.3))), 0.4), alone);
+    }
+
+    #[test]
+    fn a_glyph_touching_the_tiles_frame_is_read_without_it() {
+        // An outlined tile whose "QU" is wider than the inside of its frame: the Q's and the
+        // U's outer strokes cross the frame's lines, and glyph and frame are one region.
+        use super::super::corpus::{rounded, text_centred};
+        let (face, ink) = (rgba([220, 160, 180]), rgba([150, 20, 220]));
+        let mut img = RgbaImage::from_pixel(240, 240, rgba(GAP));
+        rounded(&mut img, 20.0, 20.0, 220.0, 220.0, 4.0, face);
+        rounded(&mut img, 40.0, 40.0, 200.0, 200.0, 0.0, rgba([90, 60, 80]));
+        rounded(&mut img, 46.0, 46.0, 194.0, 194.0, 0.0, face);
+        let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::regular().to_vec()).unwrap();
+        text_centred(&mut img, &font, "QU", 120.0, 120.0, 128.0, ink);
+        // The grid takes the inside of the frame for the tile, as on the held-back screen.
+        let classifier = Classifier::built_in();
+        let seen = see_tile(&img, (120.0, 120.0), 150.0, 240.0);
+        assert!(seen.glyph, "a glyph is found");
+        let (tile, confidence, _) = judge(&seen, &classifier);
+        assert_eq!((tile, confidence >= SURE), (QU, true), "{confidence}");
     }
 
     #[test]
