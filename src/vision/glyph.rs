@@ -729,26 +729,39 @@ const LEANING: f32 = 0.07;
 /// How much more the face of `templates` leans than the references: the median over its
 /// letters of the lean beyond the nearest reference of the same letter's.
 fn face_lean(references: &[Reference], templates: &[Reference]) -> f32 {
-    let mut leans: Vec<f32> = templates
+    let mut leans = against_nearest(
+        references,
+        templates,
+        |t, r| t.distance(r),
+        |t, r| lean(t) - lean(r),
+    );
+    if leans.is_empty() {
+        return 0.0;
+    }
+    leans.sort_by(f32::total_cmp);
+    leans[leans.len() / 2]
+}
+
+/// For each template but Qu, `value` of it and the reference of its letter nearest to it by
+/// `near`.
+fn against_nearest(
+    references: &[Reference],
+    templates: &[Reference],
+    near: impl Fn(&Features, &Features) -> f32,
+    value: impl Fn(&Features, &Features) -> f32,
+) -> Vec<f32> {
+    templates
         .iter()
         .filter(|t| t.tile != QU)
         .filter_map(|t| {
             references
                 .iter()
                 .filter(|r| r.tile == t.tile)
-                .min_by(|a, b| {
-                    t.features
-                        .distance(&a.features)
-                        .total_cmp(&t.features.distance(&b.features))
-                })
-                .map(|r| lean(&t.features) - lean(&r.features))
+                .map(|r| (near(&t.features, &r.features), r))
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, r)| value(&t.features, &r.features))
         })
-        .collect();
-    if leans.is_empty() {
-        return 0.0;
-    }
-    leans.sort_by(f32::total_cmp);
-    leans[leans.len() / 2]
+        .collect()
 }
 
 /// Whether the face of `templates` draws serifs: most of its letters lie nearer the serif
@@ -818,24 +831,13 @@ const MIN_WIDEN: f32 = 0.1;
 /// same letter nearest in shape (aspect aside). 0 when too few templates tell, or the face is
 /// about as wide as the references (`MIN_WIDEN`).
 fn face_width(references: &[Reference], templates: &[Reference]) -> f32 {
-    let mut shifts: Vec<f32> = templates
-        .iter()
-        .filter(|t| t.tile != QU)
-        .filter_map(|t| {
-            references
-                .iter()
-                .filter(|r| r.tile == t.tile)
-                .map(|r| {
-                    let da = t.features.log_aspect - r.features.log_aspect;
-                    (
-                        t.features.distance(&r.features) - ASPECT_WEIGHT * da * da,
-                        da,
-                    )
-                })
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, da)| da)
-        })
-        .collect();
+    let aspect = |t: &Features, r: &Features| t.log_aspect - r.log_aspect;
+    let mut shifts = against_nearest(
+        references,
+        templates,
+        |t, r| t.distance(r) - ASPECT_WEIGHT * aspect(t, r).powi(2),
+        aspect,
+    );
     if shifts.len() < MIN_WIDTH_TEMPLATES {
         return 0.0;
     }

@@ -381,22 +381,26 @@ mod tests {
         assert!(covered(&img, &grid), "{:?}", covered_streets(&img, &grid));
     }
 
-    #[test]
-    fn a_toast_of_bare_text_over_a_dimmed_board_covers_it() {
+    /// A board under a light dim (35% black, the tiles still light), then "ROUND 2" in bare
+    /// text of `colour` over the gap between rows 1 and 2, across columns 1 and 2: its
+    /// letters' upright strokes (6 pixels wide, one every 18) cover a third of the streets
+    /// they cross.
+    fn bare_toast(colour: Rgba<u8>) -> (RgbaImage, Grid) {
         let (mut img, grid) = board();
-        // A light dim (35% black, the tiles still light), then "ROUND 2" in bare light text
-        // over the gap between rows 1 and 2, across columns 1 and 2: its letters' upright
-        // strokes (6 pixels wide, one every 18) cover a third of the streets they cross.
         fill(&mut img, (0.0, 0.0, 480.0, 520.0), |p| {
             let d = |c: u8| (f32::from(c) * 0.65) as u8;
             Rgba([d(p[0]), d(p[1]), d(p[2]), 255])
         });
         for k in 0..12 {
             let x = 130.0 + 18.0 * k as f32;
-            fill(&mut img, (x, 242.0, x + 6.0, 278.0), |_| {
-                Rgba([230, 235, 140, 255])
-            });
+            fill(&mut img, (x, 242.0, x + 6.0, 278.0), |_| colour);
         }
+        (img, grid)
+    }
+
+    #[test]
+    fn a_toast_of_bare_text_over_a_dimmed_board_covers_it() {
+        let (img, grid) = bare_toast(Rgba([230, 235, 140, 255]));
         let streets = covered_streets(&img, &grid);
         assert!(covered(&img, &grid), "{streets:?}");
         // No street is covered over most of its length: only a thin toast's side by side
@@ -406,20 +410,10 @@ mod tests {
 
     #[test]
     fn a_toast_of_white_text_is_no_path_line() {
-        let (mut img, grid) = board();
-        // "ROUND 2" in white bare text, as the bare toasts above: every stroke is the
-        // street's colour under a full white veil, as a path line's middle is, but the
-        // strokes cross the streets all along them, not once across the middle.
-        fill(&mut img, (0.0, 0.0, 480.0, 520.0), |p| {
-            let d = |c: u8| (f32::from(c) * 0.65) as u8;
-            Rgba([d(p[0]), d(p[1]), d(p[2]), 255])
-        });
-        for k in 0..12 {
-            let x = 130.0 + 18.0 * k as f32;
-            fill(&mut img, (x, 242.0, x + 6.0, 278.0), |_| {
-                Rgba([250, 250, 250, 255])
-            });
-        }
+        // Every stroke of a white toast is the street's colour under a full white veil, as
+        // a path line's middle is, but the strokes cross the streets all along them, not
+        // once across the middle.
+        let (img, grid) = bare_toast(Rgba([250, 250, 250, 255]));
         assert!(covered(&img, &grid), "{:?}", covered_streets(&img, &grid));
     }
 
