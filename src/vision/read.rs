@@ -444,12 +444,10 @@ fn unframe(ink_of: &mut [f32], n: usize, labels: &[u32], frame: &Region) -> bool
 /// The regions (by id) that are frames: at least `FRAME_SPAN` of the crop's side both ways,
 /// with other ink in the middle inside their box (a letter O that large has nothing inside).
 fn frames_of(found: &[Region], nf: f32, near_middle: impl Fn(&Region) -> bool) -> Vec<u32> {
-    let span = nf * FRAME_SPAN;
     found
         .iter()
         .filter(|f| {
-            (f.x1 - f.x0) as f32 >= span
-                && (f.y1 - f.y0) as f32 >= span
+            spans(f, nf)
                 && found.iter().any(|r| {
                     r.id != f.id
                         && near_middle(r)
