@@ -450,7 +450,7 @@ fn a_round_the_clock_ends_stops_before_the_clock() {
     // referee rejects nothing and no touch lands on the results screen.
     let r = demo_json(&[
         "--round-secs",
-        "2",
+        "2.5",
         "--freeze-every-secs",
         "0.5",
         "--freeze-secs",
@@ -463,8 +463,12 @@ fn a_round_the_clock_ends_stops_before_the_clock() {
     assert_eq!(referee["words"], entered, "{r}");
     assert_eq!(referee["rejected"], 0, "{r}");
     assert_eq!(referee["violations"], 0, "{r}");
-    // Freezes at 0.5, 1.0, 1.5 s of round time; at 2.0 the clock has ended.
-    assert_eq!(freezes_on_schedule(&r, 0.5), 3, "{r}");
+    // Freezes at 0.5, 1.0, 1.5 and 2.0 s of round time; at 2.5 the clock has ended. The
+    // last is tapped only when its tap can land before the clock ends (0.5 s left): on a
+    // machine under load, taps are slow and the bot rightly skips it (a 2 s round's third
+    // freeze was skipped so, with both cores busy).
+    let freezes = freezes_on_schedule(&r, 0.5);
+    assert!((3..=4).contains(&freezes), "{freezes} freezes: {r}");
 }
 
 #[test]
