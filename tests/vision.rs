@@ -417,13 +417,7 @@ fn one_confirmed_board_teaches_a_game_face_and_misleads_nothing() {
 /// 5 of boards 2-12 (`examples/learn_faces.rs`).
 #[test]
 fn a_condensed_face_is_read_at_its_own_width_after_one_board() {
-    let Some(font) = corpus::font_file(std::path::Path::new("/usr/share/fonts"), "B612Mono-Bold")
-    else {
-        assert!(
-            std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
-            "B612Mono-Bold is not installed"
-        );
-        eprintln!("note: apt-get install fonts-b612; skipping");
+    let Some(font) = installed_face("B612Mono-Bold", "fonts-b612") else {
         return;
     };
     let (screens, grid, taught) = learned_face(&font, 12);

@@ -208,8 +208,11 @@ fn street_shares(img: &RgbaImage, grid: &Grid) -> [[f32; 12]; 2] {
                 .clone()
                 .map(|i| distance(colours[i], usual[i]) > DIFFERENT)
                 .collect();
-            let white: Vec<bool> = street.map(|i| veiled(colours[i], usual[i])).collect();
-            let line = path_line(&differ, &white);
+            let white: Vec<bool> = street
+                .zip(&differ)
+                .map(|(i, &d)| d && veiled(colours[i], usual[i]))
+                .collect();
+            let line = path_line(&white);
             let count = (0..per)
                 .filter(|&i| differ[i] && !line.contains(&i))
                 .count();
@@ -219,24 +222,24 @@ fn street_shares(img: &RgbaImage, grid: &Grid) -> [[f32; 12]; 2] {
     [shares(&upright), shares(&level)]
 }
 
-/// Where a path line crosses a street whose samples `differ` from its usual colour, some of
-/// them the usual colour under a `white` veil: the run of veiled samples nearest the
-/// street's middle (empty when none). A line runs from tile centre to tile centre, so it
-/// crosses a street once, square across its middle (a diagonal one passes through the
-/// crossings, outside the samples); a toast's white letters cross it stroke by stroke,
-/// anywhere, and the veiled samples outside the line's run are theirs.
-fn path_line(differ: &[bool], white: &[bool]) -> std::ops::Range<usize> {
-    let middle = differ.len() / 2;
+/// Where a path line crosses a street, given which of its samples differ from its usual
+/// colour as that colour under a `white` veil: the run of such samples nearest the street's
+/// middle (empty when none). A line runs from tile centre to tile centre, so it crosses a
+/// street once, square across its middle (a diagonal one passes through the crossings,
+/// outside the samples); a toast's white letters cross it stroke by stroke, anywhere, and
+/// the veiled samples outside the line's run are theirs.
+fn path_line(white: &[bool]) -> std::ops::Range<usize> {
+    let middle = white.len() / 2;
     let mut best = 0..0;
     let mut best_off = usize::MAX;
     let mut i = 0;
-    while i < differ.len() {
-        if !(differ[i] && white[i]) {
+    while i < white.len() {
+        if !white[i] {
             i += 1;
             continue;
         }
         let start = i;
-        while i < differ.len() && differ[i] && white[i] {
+        while i < white.len() && white[i] {
             i += 1;
         }
         let off = if (start..i).contains(&middle) {
