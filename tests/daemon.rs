@@ -526,6 +526,8 @@ fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() 
     // The screenshot of the dialog was kept, beside the history; nothing touched the dialog.
     let shot = rounds[0].screenshot.as_ref().expect("a screenshot");
     assert!(shot.starts_with(dir.join("unsure")), "{shot:?}");
+    let name = shot.file_name().unwrap().to_string_lossy();
+    assert!(name.starts_with("scramblebot-unsure-"), "{name}");
     let saved = image::open(shot).unwrap();
     assert_eq!((saved.width(), saved.height()), (800, 1280));
     let report = phone.device().report();
@@ -561,6 +563,7 @@ fn a_board_dimmed_for_long_is_waited_out_and_said_once_with_its_screen() {
     assert!(event["why"].as_str().unwrap().contains("dimmed"), "{event}");
     let shot = event["screenshot"].as_str().expect("a screenshot");
     assert!(Path::new(shot).starts_with(dir.join("unsure")), "{shot}");
+    assert!(shot.contains("/scramblebot-dimmed-"), "{shot}");
     assert!(image::open(shot).is_ok());
     // Nothing touched the overlay, and the round after it was played.
     let report = phone.device().report();

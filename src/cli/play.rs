@@ -75,7 +75,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         .map(|t| seconds("--time-left", t, 0.0))
         .transpose()?;
     let runtime = round_runtime()?;
-    let (played, phone_line, seen) = runtime.block_on(async {
+    let (played, phone_line, seen, phone_serial) = runtime.block_on(async {
         let stop = ctrl_c_stops();
         let phone = connect(&opts).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
@@ -99,12 +99,20 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             phone.screen.1,
             profile.name()
         );
-        anyhow::Ok((played, line, seen))
+        anyhow::Ok((played, line, seen, phone.serial))
     })?;
     if let Some(check) = played.score.as_ref().filter(|c| !c.moved) {
         let saved = std::env::current_dir()
             .map_err(anyhow::Error::from)
-            .and_then(|dir| Ok(play::save_screenshot(&check.screenshot, &dir)?));
+            .and_then(|dir| {
+                let why = play::Kept::ScoreStill;
+                Ok(play::save_screenshot(
+                    &check.screenshot,
+                    &dir,
+                    why,
+                    &phone_serial,
+                )?)
+            });
         eprintln!(
             "WARNING: the game's score has not moved after {} words: the game is not taking them; what follows counts words sent, not scored (check the profile against {})",
             check.after_words,
@@ -212,7 +220,15 @@ pub(super) async fn see_or_ask(
     };
     let saved = std::env::current_dir()
         .map_err(anyhow::Error::from)
-        .and_then(|dir| Ok(play::save_screenshot(&look.image, &dir)?));
+        .and_then(|dir| {
+            let why = play::Kept::Unsure;
+            Ok(play::save_screenshot(
+                &look.image,
+                &dir,
+                why,
+                &phone.serial,
+            )?)
+        });
     let saved_text = match &saved {
         Ok(p) => format!("the screenshot is saved as {}", p.display()),
         Err(e) => format!("cannot save the screenshot: {e:#}"),

@@ -19,7 +19,7 @@ use crate::board::Board;
 use crate::dict::Trie;
 use crate::phone::{Phone, PhoneError};
 use crate::play::look::{self, Look};
-use crate::play::{self, EnterOptions, PlannedWord, PlayError, Stop};
+use crate::play::{self, EnterOptions, Kept, PlannedWord, PlayError, Stop};
 use crate::profile::{Profile, Route};
 use crate::score::Bonuses;
 use crate::solve::Order;
@@ -278,11 +278,11 @@ impl Worker<'_> {
         Ok(l)
     }
 
-    /// The screen of `l`, saved beside the unsure boards' (`None` when it cannot be).
-    fn save_screen(&self, l: &Look) -> Option<PathBuf> {
-        std::fs::create_dir_all(&self.opts.unsure_dir)
+    /// `image`, saved beside the unsure boards' (`None` when it cannot be).
+    fn save_screen(&self, image: &image::RgbaImage, why: Kept) -> Option<PathBuf> {
+        play::save_screenshot(image, &self.opts.unsure_dir, why, &self.phone.serial)
+            .inspect_err(|e| tracing::warn!("cannot save a screenshot: {e}"))
             .ok()
-            .and_then(|()| play::save_screenshot(&l.image, &self.opts.unsure_dir).ok())
     }
 
     /// Says that the board of `l`, read as `r`, has stayed dimmed for `secs`.
@@ -292,7 +292,7 @@ impl Worker<'_> {
             serial: self.serial(),
             why,
             secs: secs.as_secs(),
-            screenshot: self.save_screen(l),
+            screenshot: self.save_screen(&l.image, Kept::Dimmed),
         });
     }
 
@@ -302,7 +302,7 @@ impl Worker<'_> {
             Ok(r) => format!("not sure of {}", play::unsure_text(r)),
             Err(e) => e.to_string(),
         };
-        let saved = self.save_screen(l);
+        let saved = self.save_screen(&l.image, Kept::Unsure);
         let board = l.reading.as_ref().map(|r| r.board().to_string());
         memory.rounds += 1;
         self.emit(Event::Skipped {
@@ -432,11 +432,7 @@ impl Worker<'_> {
         let outcome = &played.outcome;
         let score_moved = played.score.as_ref().map(|c| c.moved);
         if let Some(check) = played.score.as_ref().filter(|c| !c.moved) {
-            let saved = std::fs::create_dir_all(&self.opts.unsure_dir)
-                .ok()
-                .and_then(|()| {
-                    play::save_screenshot(&check.screenshot, &self.opts.unsure_dir).ok()
-                });
+            let saved = self.save_screen(&check.screenshot, Kept::ScoreStill);
             self.emit(Event::ScoreStill {
                 serial: serial.clone(),
                 after_words: check.after_words,

@@ -169,14 +169,76 @@ pub async fn see(
     Ok(Sight::Unsure { look: l, why })
 }
 
-/// Saves a screenshot as DIR/scramblebot-unsure-SECS.png, for a person to look at.
-pub fn save_screenshot(image: &RgbaImage, dir: &Path) -> Result<PathBuf, image::ImageError> {
+/// Why a screenshot was kept for a person to look at; it names the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// A board not read surely (or not seen at all).
+    Unsure,
+    /// A board that stayed dimmed under an overlay.
+    Dimmed,
+    /// The game's score had not moved after the round's first words.
+    ScoreStill,
+}
+
+impl Kept {
+    fn name(self) -> &'static str {
+        match self {
+            Kept::Unsure => "unsure",
+            Kept::Dimmed => "dimmed",
+            Kept::ScoreStill => "score-still",
+        }
+    }
+}
+
+/// Saves a screenshot of the phone `serial` as DIR/scramblebot-WHY-SERIAL-SECS.png (DIR made
+/// if need be), for a person to look at. Never over another file: two phones, or two kinds of
+/// screenshot, kept in the same second get `-2`, `-3`... before `.png`.
+pub fn save_screenshot(
+    image: &RgbaImage,
+    dir: &Path,
+    why: Kept,
+    serial: &str,
+) -> Result<PathBuf, image::ImageError> {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let path = dir.join(format!("scramblebot-unsure-{secs}.png"));
-    image.save(&path)?;
-    Ok(path)
+    // A serial may be HOST:PORT; the name keeps to letters, digits, '.', '-' and '_'.
+    let serial: String = serial
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
+            _ => '_',
+        })
+        .collect();
+    std::fs::create_dir_all(dir)?;
+    let stem = format!("scramblebot-{}-{serial}-{secs}", why.name());
+    let (path, file) = new_file(dir, &stem)?;
+    let mut out = std::io::BufWriter::new(file);
+    let written = image
+        .write_to(&mut out, image::ImageFormat::Png)
+        .and_then(|()| Ok(std::io::Write::flush(&mut out)?));
+    if written.is_err() {
+        // No half a picture left behind under a name a message will give.
+        let _ = std::fs::remove_file(&path);
+    }
+    written.map(|()| path)
+}
+
+/// A file made anew as DIR/STEM.png, or STEM-2.png, STEM-3.png... if that one exists.
+fn new_file(dir: &Path, stem: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    let mut n = 1u32;
+    loop {
+        let name = match n {
+            1 => format!("{stem}.png"),
+            _ => format!("{stem}-{n}.png"),
+        };
+        let path = dir.join(name);
+        match std::fs::File::create_new(&path) {
+            Ok(file) => return Ok((path, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// The board reader for `profile`: the built-in references, and the profile's glyph
@@ -447,5 +509,64 @@ mod score_tests {
         for (after, moved) in cases {
             assert_eq!(score_moved(&before, after, area), moved);
         }
+    }
+}
+
+#[cfg(test)]
+mod save_tests {
+    use super::*;
+
+    #[test]
+    fn screenshots_kept_in_the_same_second_never_overwrite_each_other() {
+        let dir = std::env::temp_dir()
+            .join(format!("scramblebot-saved-{}", std::process::id()))
+            .join("made");
+        let _ = std::fs::remove_dir_all(&dir);
+        let one = RgbaImage::from_pixel(3, 2, image::Rgba([200, 10, 10, 255]));
+        let two = RgbaImage::from_pixel(3, 2, image::Rgba([10, 10, 200, 255]));
+        // As fast as a daemon's two phones could: within one second, almost always.
+        let saved: Vec<PathBuf> = [
+            (&one, Kept::Unsure),
+            (&two, Kept::Unsure),
+            (&two, Kept::Unsure),
+        ]
+        .into_iter()
+        .map(|(img, why)| save_screenshot(img, &dir, why, "127.0.0.1:5555").unwrap())
+        .collect();
+        let names: Vec<String> = saved
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_ne!(names[0], names[1]);
+        assert_ne!(names[1], names[2]);
+        assert_ne!(names[0], names[2]);
+        for name in &names {
+            assert!(
+                name.starts_with("scramblebot-unsure-127.0.0.1_5555-") && name.ends_with(".png"),
+                "{name}"
+            );
+        }
+        // The first picture is still the first, whole.
+        assert_eq!(image::open(&saved[0]).unwrap().to_rgba8(), one);
+        assert_eq!(image::open(&saved[1]).unwrap().to_rgba8(), two);
+
+        let still = save_screenshot(&one, &dir, Kept::ScoreStill, "emulator-5554").unwrap();
+        let name = still.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("scramblebot-score-still-emulator-5554-"),
+            "{name}"
+        );
+        std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_screenshot_that_cannot_be_written_leaves_no_file_and_says_why() {
+        let dir = std::env::temp_dir().join(format!("scramblebot-unsaved-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        // A PNG cannot hold an image with no pixels: the encoder refuses it.
+        let empty = RgbaImage::new(0, 0);
+        assert!(save_screenshot(&empty, &dir, Kept::Dimmed, "x").is_err());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
