@@ -514,9 +514,21 @@ fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() 
     // The first round's board is under Android's "isn't responding" dialog.
     let phone = covered_phone(ROUND_SECS, |g| g.dialog_round = Some(1));
     let history = dir.join("history.jsonl");
-    let args = rounds_on(2, &history, &phone);
+    // An older run's screenshot, and a file of the user's, in the unsure directory: with
+    // room for one screenshot, the old one goes and the user's stays.
+    let unsure = dir.join("unsure");
+    std::fs::create_dir_all(&unsure).unwrap();
+    let (old, users) = (
+        unsure.join("scramblebot-unsure-old-1.png"),
+        unsure.join("notes.png"),
+    );
+    std::fs::write(&old, b"old").unwrap();
+    std::fs::write(&users, b"mine").unwrap();
+    let mut args = rounds_on(2, &history, &phone);
+    args.extend(["--keep-screens".into(), "1".into()]);
     let stdout = finished(spawn_daemon(&server, &dir, &args));
     assert!(stdout.contains("\"skipped\""), "{stdout}");
+    assert!(!old.exists() && users.exists());
     let (rounds, _) = history::read(&history).unwrap();
     let ended: Vec<Ended> = rounds.iter().map(|r| r.ended).collect();
     assert!(

@@ -49,6 +49,11 @@ pub struct DaemonArgs {
     /// unsure/).
     #[arg(long, value_name = "DIR")]
     pub unsure_dir: Option<PathBuf>,
+    /// The most screenshots kept in the unsure directory: past it, the oldest the bot saved
+    /// there are removed (other files are never touched).
+    #[arg(long, value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub keep_screens: u32,
     /// Print one JSON event per line instead of lines for people.
     #[arg(long)]
     pub json: bool,
@@ -112,6 +117,7 @@ fn options(args: &DaemonArgs) -> anyhow::Result<Options> {
             route: args.route.map(Into::into),
             rounds: args.rounds.or(config.rounds),
             unsure_dir,
+            keep_screens: args.keep_screens as usize,
         },
         history,
         direct: false,

@@ -255,6 +255,7 @@ fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::
             route: args.round.route.map(Into::into),
             rounds: Some(args.rounds),
             unsure_dir: std::env::temp_dir(),
+            keep_screens: 200,
         },
         history: None,
         direct: true,

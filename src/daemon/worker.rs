@@ -48,6 +48,9 @@ pub struct WorkerOptions {
     pub rounds: Option<u32>,
     /// Where screenshots of boards not read surely go.
     pub unsure_dir: PathBuf,
+    /// The most screenshots kept there: past it, the oldest the bot kept are removed, so a
+    /// daemon left running for days does not fill the disk.
+    pub keep_screens: usize,
 }
 
 /// What a phone's worker remembers across its restarts (the phone lost and back).
@@ -280,9 +283,14 @@ impl Worker<'_> {
 
     /// `image`, saved beside the unsure boards' (`None` when it cannot be).
     fn save_screen(&self, image: &image::RgbaImage, why: Kept) -> Option<PathBuf> {
-        play::save_screenshot(image, &self.opts.unsure_dir, why, &self.phone.serial)
+        let dir = &self.opts.unsure_dir;
+        let saved = play::save_screenshot(image, dir, why, &self.phone.serial)
             .inspect_err(|e| tracing::warn!("cannot save a screenshot: {e}"))
-            .ok()
+            .ok()?;
+        if let Err(e) = play::prune_screenshots(dir, self.opts.keep_screens) {
+            tracing::warn!("cannot remove old screenshots in {}: {e}", dir.display());
+        }
+        Some(saved)
     }
 
     /// Says that the board of `l`, read as `r`, has stayed dimmed for `secs`.

@@ -224,6 +224,41 @@ pub fn save_screenshot(
     written.map(|()| path)
 }
 
+/// Removes the oldest screenshots `save_screenshot` kept in `dir` (files named
+/// `scramblebot-{unsure,dimmed,score-still}-*.png`, by time written, then name) until at most
+/// `keep` remain; other files are never touched. Returns how many were removed. A file
+/// another process removed meanwhile is not an error.
+pub fn prune_screenshots(dir: &Path, keep: usize) -> std::io::Result<usize> {
+    let kinds = [Kept::Unsure, Kept::Dimmed, Kept::ScoreStill];
+    let mut kept = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ours = name.ends_with(".png")
+            && kinds
+                .iter()
+                .any(|k| name.starts_with(&format!("scramblebot-{}-", k.name())));
+        if !ours || !entry.file_type()?.is_file() {
+            continue;
+        }
+        let written = entry
+            .metadata()?
+            .modified()
+            .unwrap_or(std::time::UNIX_EPOCH);
+        kept.push((written, name));
+    }
+    kept.sort();
+    let mut removed = 0;
+    for (_, name) in &kept[..kept.len().saturating_sub(keep)] {
+        match std::fs::remove_file(dir.join(name)) {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(removed)
+}
+
 /// A file made anew as DIR/STEM.png, or STEM-2.png, STEM-3.png... if that one exists.
 fn new_file(dir: &Path, stem: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
     let mut n = 1u32;
@@ -557,6 +592,50 @@ mod save_tests {
             "{name}"
         );
         std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn pruning_keeps_the_latest_screenshots_and_nothing_else_is_touched() {
+        let dir = std::env::temp_dir().join(format!("scramblebot-pruned-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let start = std::time::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let names = [
+            "scramblebot-unsure-a-1.png",
+            "scramblebot-dimmed-b-2.png",
+            "scramblebot-score-still-a-3.png",
+            "scramblebot-unsure-b-4.png",
+            "scramblebot-unsure-a-5.png",
+            // Not the bot's screenshots: never removed, never counted.
+            "holiday.png",
+            "scramblebot-unsure-notes.txt",
+            "scramblebot-history.png",
+        ];
+        // Written in an order other than the names': the oldest go first.
+        for (i, name) in names.iter().enumerate() {
+            let file = std::fs::File::create(dir.join(name)).unwrap();
+            let age = [3, 0, 4, 1, 2, 0, 0, 0][i];
+            file.set_modified(start + Duration::from_secs(age)).unwrap();
+        }
+        assert_eq!(prune_screenshots(&dir, 3).unwrap(), 2);
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "holiday.png",
+                "scramblebot-history.png",
+                "scramblebot-score-still-a-3.png",
+                "scramblebot-unsure-a-1.png",
+                "scramblebot-unsure-a-5.png",
+                "scramblebot-unsure-notes.txt",
+            ]
+        );
+        assert_eq!(prune_screenshots(&dir, 3).unwrap(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
