@@ -573,6 +573,54 @@ fn play_refuses_bad_input_before_connecting() {
 }
 
 #[test]
+fn play_watch_turns_on_a_screen_gone_off_and_plays_the_round() {
+    use scramblebot::Board;
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    // Android 4.4 (no KEYCODE_WAKEUP: POWER turns the screen on). The screen goes off 1 s
+    // after start, in the lobby; the round starts by itself at 3 s, under a black screen.
+    let phone = common::start_with(SimConfig {
+        model: Model::Small,
+        game: GameConfig {
+            board: Some(Board::parse("cape/rwjq/xzvk/oybf").unwrap()),
+            lobby: true,
+            auto_advance: Some(std::time::Duration::from_secs(3)),
+            screen_timeout: Some(std::time::Duration::from_secs(1)),
+            ..GameConfig::default()
+        },
+        report: None,
+        letters: None,
+    });
+    let addr = phone.addr().to_string();
+    let args = ["--device", "small", "--connect", &addr, "--watch", "--json"];
+    let mut play = play_command(&server, &args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Left dark, the bot would wait for a board forever.
+    let started = std::time::Instant::now();
+    while play.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = play.kill();
+            panic!("play --watch never saw the round on the dark screen");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = play.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["board"], "CAPE/RWJQu/XZVK/OYBF", "{r}");
+    referee_agrees(&phone, &r);
+    let report = phone.device().report();
+    assert!(report.screen_ons >= 1, "{report:?}");
+    assert_eq!(report.touches_while_off, 0);
+}
+
+#[test]
 fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     use scramblebot::Board;
     use scramblebot::sim::game::{Action, GameConfig, Route};

@@ -553,6 +553,42 @@ fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() 
 }
 
 #[test]
+fn a_screen_gone_off_between_rounds_is_turned_on_and_the_next_round_played() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-screen-off", ROUND_SECS);
+    // The screen goes off 2 s after the last touch, as a phone's screen timeout turns it
+    // off: in the lobby, and on the results screen, while the next round starts by itself
+    // 3 s after the results under a black screen.
+    let phone = covered_phone(ROUND_SECS, |g| {
+        g.screen_timeout = Some(Duration::from_secs(2));
+        g.auto_advance = Some(Duration::from_secs(3));
+    });
+    let history = dir.join("history.jsonl");
+    let args = rounds_on(2, &history, &phone);
+    let stdout = finished(spawn_daemon(&server, &dir, &args));
+    let woke = stdout.lines().filter(|l| l.contains("\"woke\"")).count();
+    assert!(woke >= 2, "{stdout}");
+    let (rounds, _) = history::read(&history).unwrap();
+    assert_eq!(rounds.len(), 2, "{rounds:?}");
+    let report = phone.device().report();
+    for (r, g) in rounds.iter().zip(&report.rounds) {
+        assert!(matches!(r.ended, Ended::AllWords | Ended::Clock), "{r:?}");
+        assert!(g.words > 0, "{g:?}");
+    }
+    assert!(
+        report.screen_offs >= 2 && report.screen_ons >= 2,
+        "{report:?}"
+    );
+    // Nothing was swiped on the black screen, nothing landed off the board.
+    assert_eq!(report.touches_while_off, 0);
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert_eq!(report.rejected(), 0, "{:?}", report.strokes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_board_dimmed_for_long_is_waited_out_and_said_once_with_its_screen() {
     let Some(server) = common::AdbServer::start() else {
         return;

@@ -275,6 +275,7 @@ impl Live {
             Event::NoProfile { .. } => bar.set_message("no profile: left alone"),
             Event::JoinedLate { .. } => bar.set_message("waiting for the next round"),
             Event::Advanced { .. } => bar.set_message("tapped Play/Next"),
+            Event::Woke { .. } => bar.set_message("the screen was off: turned it on"),
             Event::RoundStarted { round, words, .. } => {
                 bar.set_length(*words as u64);
                 bar.set_position(0);
@@ -352,6 +353,9 @@ fn line(event: &Event) -> Option<String> {
             screen.0, screen.1
         ),
         Event::Advanced { serial } => format!("{serial}: tapped Play/Next"),
+        Event::Woke { serial } => {
+            format!("{serial}: the screen had gone off (screen timeout): turned it on")
+        }
         Event::JoinedLate { serial, board } => {
             format!("{serial}: board {board} already on screen; waiting for the next round")
         }

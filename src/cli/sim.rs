@@ -56,6 +56,12 @@ pub struct SimArgs {
     /// round: a bot must wait, touching nothing, and say that it is waiting.
     #[arg(long, value_name = "ROUND", value_parser = clap::value_parser!(u32).range(1..))]
     pub dimmed_round: Option<u32>,
+    /// Turn the screen off after this many seconds without a touch or a key, as a phone's
+    /// screen timeout does: the screen is black and touches are dropped until a wake key
+    /// (`input keyevent KEYCODE_WAKEUP`) turns it on (default: never, as with Developer
+    /// options > Stay awake).
+    #[arg(long, value_name = "SECS")]
+    pub screen_timeout: Option<f64>,
     /// JSON report of every stroke, the score, freezes and violations (with --phones, one
     /// per phone: NAME-1.json, NAME-2.json, ...).
     #[arg(long, value_name = "FILE")]
@@ -95,6 +101,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             .transpose()?,
         dialog_round: args.dialog_round,
         dimmed_round: args.dimmed_round,
+        screen_timeout: args
+            .screen_timeout
+            .map(|s| seconds("--screen-timeout", s, 1.0))
+            .transpose()?,
     };
     // The stop signals are caught before any phone listens: a SIGTERM sent as soon as a
     // phone answers (a test, a supervisor) writes the reports and exits 0 even on a machine

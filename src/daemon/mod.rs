@@ -84,6 +84,10 @@ pub enum Event {
     Advanced {
         serial: String,
     },
+    /// The phone's screen had gone off (its screen timeout): it was turned on again.
+    Woke {
+        serial: String,
+    },
     /// A board already showing when the worker started: the worker waits for the next round.
     JoinedLate {
         serial: String,
@@ -158,6 +162,7 @@ impl Event {
             | Event::NoProfile { serial, .. }
             | Event::JoinedLate { serial, .. }
             | Event::Advanced { serial }
+            | Event::Woke { serial }
             | Event::RoundStarted { serial, .. }
             | Event::Resumed { serial, .. }
             | Event::Progress { serial, .. }

@@ -39,6 +39,12 @@ const UNSURE_PATIENCE: Duration = Duration::from_secs(2);
 /// seconds): the worker says so once, with the screen, and keeps waiting.
 const DIMMED_PATIENCE: Duration = Duration::from_secs(10);
 
+/// How often, while no board shows, the worker asks whether the screen has gone off (its
+/// timeout passes between rounds, when nothing touches it): at most once a second while the
+/// screen is black, every 10 s otherwise (a `dumpsys power` costs a phone 100 ms or more).
+const POWER_CHECK_BLACK: Duration = Duration::from_secs(1);
+const POWER_CHECK: Duration = Duration::from_secs(10);
+
 /// How a worker plays.
 #[derive(Clone, Debug)]
 pub struct WorkerOptions {
@@ -160,6 +166,8 @@ impl Worker<'_> {
         let mut before: Option<Instant> = None;
         // When Play/Next was last tapped since the last board.
         let mut advanced: Option<Instant> = None;
+        // When the worker last asked whether the screen is on.
+        let mut power_checked: Option<Instant> = None;
         loop {
             if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
                 return Ok(());
@@ -185,6 +193,19 @@ impl Worker<'_> {
                 (Err(_), _) => {
                     unsure_since = None;
                     before = Some(started);
+                    // A screen gone off takes no touch and shows no board: it is turned on
+                    // before anything is tapped, and looked at again at once.
+                    let every = if look::black(&l.image) {
+                        POWER_CHECK_BLACK
+                    } else {
+                        POWER_CHECK
+                    };
+                    if power_checked.is_none_or(|t| t.elapsed() >= every) {
+                        power_checked = Some(Instant::now());
+                        if self.wake_if_off().await? {
+                            continue;
+                        }
+                    }
                     if advanced.is_none_or(|t| t.elapsed() >= ADVANCE_AGAIN) {
                         self.advance().await?;
                         advanced = Some(Instant::now());
@@ -251,6 +272,19 @@ impl Worker<'_> {
                 return Ok(());
             }
         }
+    }
+
+    /// Turns the screen on if it has gone off; true if it had. A phone that does not say
+    /// (no `mWakefulness` in `dumpsys power`) is taken to be on.
+    async fn wake_if_off(&self) -> Result<bool, PlayError> {
+        if self.phone.screen_on().await? != Some(false) {
+            return Ok(false);
+        }
+        self.phone.wake().await?;
+        self.emit(Event::Woke {
+            serial: self.serial(),
+        });
+        Ok(true)
     }
 
     /// Taps the profile's Play/Next button, if it has one: only while no board shows (the

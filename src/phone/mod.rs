@@ -298,6 +298,19 @@ impl Phone {
         }
     }
 
+    /// Whether the screen is on (`dumpsys power`); `None` when the phone does not say.
+    pub async fn screen_on(&self) -> Result<Option<bool>, PhoneError> {
+        Ok(parse_wakefulness(&self.shell("dumpsys power").await?))
+    }
+
+    /// Turns the screen on: KEYCODE_WAKEUP from Android 4.4W (API 20); before it POWER, which
+    /// turns an off screen on (and an on one off: call this only when `screen_on` said off).
+    pub async fn wake(&self) -> Result<(), PhoneError> {
+        let key = if self.sdk >= 20 { 224 } else { 26 };
+        self.shell(&format!("input keyevent {key}")).await?;
+        Ok(())
+    }
+
     /// The screen, as pixels. Raw `screencap` through `exec:` from Android 5; before, adbd has
     /// no `exec:` and `shell:` runs through a terminal that mangles binary output, so the
     /// `framebuffer:` service. Never `screencap -p`: encoding a PNG on the phone takes seconds.
@@ -454,6 +467,15 @@ impl Phone {
             }
         }
     }
+}
+
+/// Whether the screen is on, from `dumpsys power`: `mWakefulness=Awake` is on; `Asleep`,
+/// `Dozing` (an always-on display) and `Dreaming` (a screensaver) are not the game. `None`
+/// when the text does not say.
+pub fn parse_wakefulness(text: &str) -> Option<bool> {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("mWakefulness="))
+        .map(|w| w.trim() == "Awake")
 }
 
 /// "Physical size: 800x1280" (and "Override size: ..." when set, which wins).
@@ -702,6 +724,27 @@ mod tests {
         ];
         for (text, size) in cases {
             assert_eq!(parse_wm_size(text), size, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_screen_is_on_only_when_awake() {
+        // (dumpsys power, on)
+        let cases = [
+            (
+                "Power Manager State:\n  mDirty=0x0\n  mWakefulness=Awake\n",
+                Some(true),
+            ),
+            (
+                "  mWakefulness=Asleep\r\n  mWakefulnessChanging=false\r\n",
+                Some(false),
+            ),
+            ("  mWakefulness=Dozing\n", Some(false)),
+            ("  mWakefulness=Dreaming\n", Some(false)),
+            ("Can't find service: power\n", None),
+        ];
+        for (text, on) in cases {
+            assert_eq!(parse_wakefulness(text), on, "{text}");
         }
     }
 }

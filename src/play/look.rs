@@ -131,12 +131,26 @@ pub async fn watch(
     mut seen: impl FnMut(&Look),
 ) -> Result<Look, PhoneError> {
     let mut unsure_since: Option<Instant> = None;
+    let mut power_checked: Option<Instant> = None;
     loop {
         let started = Instant::now();
         let l = look(phone, grid, classifier).await?;
         seen(&l);
         if l.sure().is_some() {
             return Ok(l);
+        }
+        // A black screen may be one gone off (its timeout): no round shows on it, and no
+        // touch lands, until it is turned on.
+        if l.reading.is_err()
+            && black(&l.image)
+            && power_checked.is_none_or(|t| t.elapsed() >= Duration::from_secs(1))
+        {
+            power_checked = Some(Instant::now());
+            if phone.screen_on().await? == Some(false) {
+                tracing::info!("the screen had gone off: turning it on");
+                phone.wake().await?;
+                continue;
+            }
         }
         // A dimmed board (an overlay before the round) is waited out like any screen that
         // is not a board: it is the game's to lift, and it does.
@@ -150,6 +164,21 @@ pub async fn watch(
         }
         tokio::time::sleep_until(started + w.every).await;
     }
+}
+
+/// Whether a screenshot is black, as a screen that is off gives it (every sample of a coarse
+/// grid darker than 8 of 255).
+pub fn black(img: &image::RgbaImage) -> bool {
+    let (w, h) = img.dimensions();
+    if w == 0 || h == 0 {
+        return false;
+    }
+    (0..24u32).all(|i| {
+        (0..24u32).all(|j| {
+            let p = img.get_pixel(i * (w - 1) / 23, j * (h - 1) / 23);
+            p[0] < 8 && p[1] < 8 && p[2] < 8
+        })
+    })
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use image::RgbaImage;
 
 use super::files::{Files, FsError};
-use super::game::{Action, Game, GameConfig, Report, Route, View};
+use super::game::{Action, Game, GameConfig, Key, Report, Route, View};
 use super::layout::Layout;
 use super::model::Model;
 use super::screen::{self, Face};
@@ -144,6 +144,12 @@ impl Device {
         if ended {
             self.write_report();
         }
+    }
+
+    /// A key pressed: the wake and sleep keys turn the screen on or off.
+    pub fn key(&self, key: Key) {
+        let now = self.now();
+        self.state().game.key(now, key);
     }
 
     /// What the screen shows now (drawn again only when something on it changed; drawing

@@ -49,6 +49,11 @@ pub struct GameConfig {
     /// it reconnects: it reads as dimmed, and a touch in that round lands on the overlay (a
     /// violation).
     pub dimmed_round: Option<u32>,
+    /// The screen goes off after this long without a touch or a key, as a phone's screen
+    /// timeout turns it off: the screen is black, and touches are dropped until a wake key
+    /// (`input keyevent KEYCODE_WAKEUP`, POWER, the monkey's `wake`) turns it on. `None`:
+    /// never (Developer options, Stay awake).
+    pub screen_timeout: Option<Duration>,
 }
 
 impl Default for GameConfig {
@@ -64,6 +69,7 @@ impl Default for GameConfig {
             auto_advance: None,
             dialog_round: None,
             dimmed_round: None,
+            screen_timeout: None,
         }
     }
 }
@@ -203,6 +209,22 @@ pub struct View {
     pub dialog: bool,
     /// A dark overlay dims the round's board.
     pub dimmed: bool,
+    /// The screen is off: it shows black.
+    pub off: bool,
+}
+
+/// A key reaching the phone (`input keyevent`, the monkey), as far as the screen's power
+/// goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// KEYCODE_WAKEUP (224, from Android 4.4W): the screen on.
+    Wakeup,
+    /// KEYCODE_SLEEP (223): the screen off.
+    Sleep,
+    /// KEYCODE_POWER (26): the screen on if off, off if on.
+    Power,
+    /// Any other key: user activity while the screen is on; dropped while it is off.
+    Other,
 }
 
 /// A stroke in progress.
@@ -253,6 +275,19 @@ pub struct Game {
     current: Option<Stroke>,
     taps: Vec<usize>,
     last_word: Option<(String, bool)>,
+    power: Power,
+}
+
+/// The screen's power: when it was last used, and whether it is off.
+#[derive(Debug, Default)]
+struct Power {
+    last_activity: Duration,
+    off: bool,
+    /// Times the screen went off (timed out or put to sleep) and came on.
+    offs: u32,
+    ons: u32,
+    /// Touch samples dropped because the screen was off.
+    touches_dropped: u64,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -292,6 +327,7 @@ impl Game {
             current: None,
             taps: Vec::new(),
             last_word: None,
+            power: Power::default(),
             config,
         };
         if !game.config.lobby {
@@ -459,9 +495,45 @@ impl Game {
         }
     }
 
+    /// Whether the screen is on at `now` (it goes off once the timeout has passed since the
+    /// last touch or key, never with a finger down).
+    pub fn screen_on(&mut self, now: Duration) -> bool {
+        let timed_out = self
+            .config
+            .screen_timeout
+            .is_some_and(|t| now.saturating_sub(self.power.last_activity) >= t);
+        if !self.power.off && timed_out && self.current.is_none() {
+            self.power.off = true;
+            self.power.offs += 1;
+        }
+        !self.power.off
+    }
+
+    /// A key at `now`: the wake and sleep keys turn the screen on or off.
+    pub fn key(&mut self, now: Duration, key: Key) {
+        let on = self.screen_on(now);
+        let turn_on = match key {
+            Key::Wakeup => true,
+            Key::Sleep => false,
+            Key::Power => !on,
+            Key::Other => on,
+        };
+        if turn_on {
+            self.power.last_activity = now;
+            if !on {
+                self.power.off = false;
+                self.power.ons += 1;
+            }
+        } else if on && key != Key::Other {
+            self.power.off = true;
+            self.power.offs += 1;
+        }
+    }
+
     /// What the screen shows at `now`; a screenshot also starts the "first touch" timer.
     pub fn view(&mut self, now: Duration, screenshot: bool) -> View {
         self.tick(now);
+        let off = !self.screen_on(now);
         if screenshot {
             self.screenshots += 1;
             self.first_screenshot.get_or_insert(now);
@@ -485,12 +557,20 @@ impl Game {
             max_score: self.max_score,
             dialog: self.dialog_shows(),
             dimmed: self.dimmed_shows(),
+            off,
         }
     }
 
     /// One touch sample. Returns true when it ended a stroke (the report changed).
     pub fn touch(&mut self, now: Duration, route: Route, action: Action, x: f32, y: f32) -> bool {
         self.tick(now);
+        // With the screen off, Android's input policy drops touches before the app sees
+        // them (the panel itself is off for a real finger).
+        if !self.screen_on(now) {
+            self.power.touches_dropped += 1;
+            return false;
+        }
+        self.power.last_activity = now;
         self.first_touch.get_or_insert(now);
         if self.screen == Screen::Round {
             self.round_first_touch
@@ -803,6 +883,9 @@ impl Game {
             rounds: self.rounds.clone(),
             strokes_dropped: self.strokes_dropped,
             strokes: self.strokes.clone(),
+            screen_offs: self.power.offs,
+            screen_ons: self.power.ons,
+            touches_while_off: self.power.touches_dropped,
         }
     }
 }
@@ -840,6 +923,14 @@ pub struct Report {
     pub rounds: Vec<RoundSummary>,
     pub strokes_dropped: usize,
     pub strokes: Vec<StrokeRecord>,
+    /// Times the screen went off, and came on again (a wake key).
+    #[serde(default)]
+    pub screen_offs: u32,
+    #[serde(default)]
+    pub screen_ons: u32,
+    /// Touch samples dropped because the screen was off.
+    #[serde(default)]
+    pub touches_while_off: u64,
 }
 
 impl Report {

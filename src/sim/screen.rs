@@ -117,6 +117,10 @@ fn badge_colour(bonus: Bonus) -> Rgba<u8> {
 /// The screen `view` shows, drawn for `layout`, the tiles' letters in `letters` (DejaVu Sans Bold
 /// without one).
 pub fn render(layout: &Layout, view: &View, letters: Option<&Face>) -> RgbaImage {
+    if view.off {
+        // A screen that is off: screencap gives black.
+        return RgbaImage::from_pixel(layout.width, layout.height, Rgba([0, 0, 0, 255]));
+    }
     let mut img = RgbaImage::new(layout.width, layout.height);
     background(&mut img);
     status_bar(&mut img, layout);
@@ -685,6 +689,7 @@ mod tests {
             max_score: 900,
             dialog: false,
             dimmed: false,
+            off: false,
         }
     }
 

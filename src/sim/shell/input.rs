@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::ctx::Ctx;
 use crate::sim::device::Device;
-use crate::sim::game::{Action, Route};
+use crate::sim::game::{Action, Key, Route};
 use crate::sim::stream::StreamIo;
 use crate::sim::touchscreen::{EV_ABS, EV_KEY, EV_SYN, SYN_REPORT, abs_label, key_label};
 
@@ -111,8 +111,26 @@ pub fn input_command(ctx: &mut Ctx, args: &[String]) -> i32 {
                 _ => bad_number(ctx, &[x, y]),
             }
         }
-        ["text", ..] | ["keyevent", ..] | ["press"] | ["roll", _, _] => 0,
+        ["keyevent", keys @ ..] => {
+            for key in keys.iter().filter(|k| !k.starts_with("--")) {
+                device.key(key_of(key, model.sdk()));
+            }
+            0
+        }
+        ["text", ..] | ["press"] | ["roll", _, _] => 0,
         _ => usage(ctx),
+    }
+}
+
+/// A key code as `input keyevent` takes it (a number, or a name with or without KEYCODE_), as
+/// far as the screen's power goes. KEYCODE_WAKEUP and KEYCODE_SLEEP came with API 20.
+fn key_of(key: &str, sdk: u32) -> Key {
+    let name = key.strip_prefix("KEYCODE_").unwrap_or(key);
+    match name {
+        "26" | "POWER" => Key::Power,
+        "224" | "WAKEUP" if sdk >= 20 => Key::Wakeup,
+        "223" | "SLEEP" if sdk >= 20 => Key::Sleep,
+        _ => Key::Other,
     }
 }
 
@@ -362,7 +380,12 @@ fn serve_monkey(device: &Arc<Device>, conn: StreamIo) -> Session {
                 }
                 Err(_) => Err("Invalid Argument"),
             },
-            ["wake"] | ["key", "down" | "up", _] | ["press", _] | ["type", ..] => Ok(()),
+            // The monkey wakes the screen through the power manager, on every version.
+            ["wake"] => {
+                device.key(Key::Wakeup);
+                Ok(())
+            }
+            ["key", "down" | "up", _] | ["press", _] | ["type", ..] => Ok(()),
             _ => Err("unknown command"),
         };
         let text = match reply {

@@ -1,7 +1,8 @@
 //! The little of Android's shell the virtual phone runs: command lists (`;`, `&&`, `||`,
 //! newlines, `&` to run in the background), quoting, `$?`, redirections to files and
 //! /dev/null, `sh -c`, and the commands the bot and its users need (`echo`, `true`, `false`,
-//! `exit`, `sleep`, `wm`, `getprop`, `settings`, `cat`, `id`, `screencap`, plus `input`,
+//! `exit`, `sleep`, `wm`, `getprop`, `settings`, `cat`, `id`, `screencap`, `dumpsys power`
+//! (the screen's wakefulness), plus `input`,
 //! `sendevent`, `getevent` and `monkey` from `input`). Anything else gets Android's
 //! "inaccessible or not found" on stderr and exit status 127.
 //!
@@ -651,6 +652,7 @@ impl Shell {
                 0
             }
             "wm" => wm(ctx, args),
+            "dumpsys" => dumpsys(ctx, args),
             "getprop" => getprop(ctx, args),
             "settings" => settings(ctx, args),
             "cat" => cat(ctx, args),
@@ -689,6 +691,34 @@ fn background(device: &Arc<Device>, words: Vec<String>) {
         });
     if let Err(e) = spawned {
         tracing::warn!("cannot start a background command: {e}");
+    }
+}
+
+/// `dumpsys power`: the power manager's state, as far as the screen goes (the lines a
+/// phone prints there, in its format: `mWakefulness=Awake` or `Asleep`).
+fn dumpsys(ctx: &mut Ctx, args: &[String]) -> i32 {
+    match args.first().map(String::as_str) {
+        Some("power") => {
+            let on = ctx.device.game().screen_on(ctx.device.now());
+            let _ = write!(
+                ctx.out,
+                "POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n  \
+                 mWakefulness={}\n  mWakefulnessChanging=false\n  mIsPowered=true\n  \
+                 mPlugType=2\n  mStayOn=false\n  mBootCompleted=true\n  mSystemReady=true\n",
+                if on { "Awake" } else { "Asleep" }
+            );
+            0
+        }
+        // Services this phone does not have print nothing, as dumpsys does for an unknown one
+        // (but for a line on stderr).
+        Some(service) => {
+            let _ = writeln!(ctx.err, "Can't find service: {service}");
+            0
+        }
+        None => {
+            let _ = writeln!(ctx.err, "dumpsys: name a service (this phone has: power)");
+            1
+        }
     }
 }
 
@@ -878,6 +908,9 @@ fn crlf(bytes: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::sim::device::SimConfig;
+    use crate::sim::game::{GameConfig, Key};
+    use std::sync::Arc;
+    use std::time::Duration;
 
     fn words(script: &str) -> Vec<Token> {
         tokenize(script)
@@ -970,10 +1003,15 @@ mod tests {
             model,
             ..SimConfig::default()
         });
+        run_on(&device, script)
+    }
+
+    /// Runs a script on `device`: (stdout, stderr, status).
+    fn run_on(device: &Arc<Device>, script: &str) -> (String, String, i32) {
         let (mut out, mut err, mut stdin) = (Vec::new(), Vec::new(), io::empty());
         let alive = || true;
         let mut ctx = Ctx {
-            device: &device,
+            device,
             out: &mut out,
             err: &mut err,
             stdin: &mut stdin,
@@ -985,6 +1023,49 @@ mod tests {
             String::from_utf8_lossy(&err).into_owned(),
             status,
         )
+    }
+
+    #[test]
+    fn the_screen_times_out_and_a_wake_key_turns_it_on() {
+        for model in Model::ALL {
+            let device = Device::new(SimConfig {
+                model,
+                game: GameConfig {
+                    screen_timeout: Some(Duration::from_millis(300)),
+                    ..GameConfig::default()
+                },
+                ..SimConfig::default()
+            });
+            let wakefulness = || {
+                let (out, _, status) = run_on(&device, "dumpsys power");
+                assert_eq!(status, 0);
+                crate::phone::parse_wakefulness(&out)
+            };
+            assert_eq!(wakefulness(), Some(true));
+            std::thread::sleep(Duration::from_millis(400));
+            assert_eq!(wakefulness(), Some(false), "{model:?}");
+            assert!(device.screenshot().pixels().all(|p| p.0 == [0, 0, 0, 255]));
+            // A touch on the dark screen never reaches the game.
+            let (_, _, status) = run_on(&device, "input tap 400 600");
+            assert_eq!(status, 0);
+            assert_eq!(device.report().touches_while_off, 2);
+            assert_eq!(wakefulness(), Some(false));
+            // KEYCODE_WAKEUP came with API 20; before it, POWER turns the screen on.
+            let key = if model.sdk() >= 20 { "224" } else { "26" };
+            let (_, _, status) = run_on(&device, &format!("input keyevent {key}"));
+            assert_eq!(status, 0);
+            assert_eq!(wakefulness(), Some(true), "{model:?}");
+            assert!(device.screenshot().pixels().any(|p| p.0 != [0, 0, 0, 255]));
+            // POWER again turns it off (straight to the device: `input` takes longer to start
+            // than this screen's timeout). KEYCODE_WAKEUP means nothing before API 20.
+            device.key(Key::Power);
+            assert_eq!(wakefulness(), Some(false));
+            run_on(&device, "input keyevent KEYCODE_WAKEUP");
+            assert_eq!(wakefulness(), Some(model.sdk() >= 20), "{model:?}");
+            let report = device.report();
+            assert_eq!(report.screen_offs, 2);
+            assert_eq!(report.screen_ons, 1 + u32::from(model.sdk() >= 20));
+        }
     }
 
     #[test]
