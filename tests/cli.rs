@@ -618,6 +618,33 @@ fn play_watch_turns_on_a_screen_gone_off_and_plays_the_round() {
     let report = phone.device().report();
     assert!(report.screen_ons >= 1, "{report:?}");
     assert_eq!(report.touches_while_off, 0);
+
+    // Without --watch too: a round on a screen that has gone off is turned on and played.
+    let dark = common::start_with(SimConfig {
+        model: Model::Small,
+        game: GameConfig {
+            board: Some(Board::parse("cape/rwjq/xzvk/oybf").unwrap()),
+            screen_timeout: Some(std::time::Duration::from_secs(2)),
+            ..GameConfig::default()
+        },
+        report: None,
+        letters: None,
+    });
+    while dark.device().game().screen_on(dark.device().now()) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let addr = dark.addr().to_string();
+    let out = play_command(
+        &server,
+        &["--device", "small", "--connect", &addr, "--json"],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["board"], "CAPE/RWJQu/XZVK/OYBF", "{r}");
+    referee_agrees(&dark, &r);
+    assert_eq!(dark.device().report().touches_while_off, 0);
 }
 
 #[test]

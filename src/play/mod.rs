@@ -144,7 +144,16 @@ pub async fn see(
             _ = stop.wait_for(|s| *s) => return Err(PlayError::Stopped),
         }
     } else {
-        look::look(phone, &grid, &classifier).await?
+        let l = look::look(phone, &grid, &classifier).await?;
+        // A screen gone off (its timeout) shows black: turned on, it is looked at again.
+        if l.reading.is_err() && look::black(&l.image) && phone.screen_on().await? == Some(false) {
+            on(Event::Note("the screen was off: turning it on".into()));
+            phone.wake().await?;
+            tokio::time::sleep(SCREEN_ON_WAIT).await;
+            look::look(phone, &grid, &classifier).await?
+        } else {
+            l
+        }
     };
     if let Some(r) = l.sure() {
         on(Event::Note(format!(
@@ -168,6 +177,9 @@ pub async fn see(
     };
     Ok(Sight::Unsure { look: l, why })
 }
+
+/// How long a screen just turned on is given to show the app again before it is looked at.
+const SCREEN_ON_WAIT: Duration = Duration::from_millis(500);
 
 /// Why a screenshot was kept for a person to look at; it names the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
