@@ -41,7 +41,7 @@ const DIMMED_PATIENCE: Duration = Duration::from_secs(10);
 
 /// How often, while no board shows, the worker asks whether the screen has gone off (its
 /// timeout passes between rounds, when nothing touches it): at most once a second while the
-/// screen is black, every 10 s otherwise (a `dumpsys power` costs a phone 100 ms or more).
+/// screen is black, every 10 s otherwise (a `dumpsys power` is a whole shell command).
 const POWER_CHECK_BLACK: Duration = Duration::from_secs(1);
 const POWER_CHECK: Duration = Duration::from_secs(10);
 
@@ -274,17 +274,15 @@ impl Worker<'_> {
         }
     }
 
-    /// Turns the screen on if it has gone off; true if it had. A phone that does not say
-    /// (no `mWakefulness` in `dumpsys power`) is taken to be on.
+    /// Turns the screen on if it has gone off, and says so; true if it had.
     async fn wake_if_off(&self) -> Result<bool, PlayError> {
-        if self.phone.screen_on().await? != Some(false) {
-            return Ok(false);
+        let woke = self.phone.wake_if_off().await?;
+        if woke {
+            self.emit(Event::Woke {
+                serial: self.serial(),
+            });
         }
-        self.phone.wake().await?;
-        self.emit(Event::Woke {
-            serial: self.serial(),
-        });
-        Ok(true)
+        Ok(woke)
     }
 
     /// Taps the profile's Play/Next button, if it has one: only while no board shows (the

@@ -303,12 +303,16 @@ impl Phone {
         Ok(parse_wakefulness(&self.shell("dumpsys power").await?))
     }
 
-    /// Turns the screen on: KEYCODE_WAKEUP from Android 4.4W (API 20); before it POWER, which
-    /// turns an off screen on (and an on one off: call this only when `screen_on` said off).
-    pub async fn wake(&self) -> Result<(), PhoneError> {
+    /// Turns the screen on if `dumpsys power` says it is off; true if it was. KEYCODE_WAKEUP
+    /// from Android 4.4W (API 20); before it POWER, which turns an off screen on (and an on
+    /// one off, hence the question first). A phone that does not say is taken to be on.
+    pub async fn wake_if_off(&self) -> Result<bool, PhoneError> {
+        if self.screen_on().await? != Some(false) {
+            return Ok(false);
+        }
         let key = if self.sdk >= 20 { 224 } else { 26 };
         self.shell(&format!("input keyevent {key}")).await?;
-        Ok(())
+        Ok(true)
     }
 
     /// The screen, as pixels. Raw `screencap` through `exec:` from Android 5; before, adbd has

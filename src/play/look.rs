@@ -146,9 +146,8 @@ pub async fn watch(
             && power_checked.is_none_or(|t| t.elapsed() >= Duration::from_secs(1))
         {
             power_checked = Some(Instant::now());
-            if phone.screen_on().await? == Some(false) {
-                tracing::info!("the screen had gone off: turning it on");
-                phone.wake().await?;
+            if phone.wake_if_off().await? {
+                tracing::info!("the screen had gone off: turned it on");
                 continue;
             }
         }

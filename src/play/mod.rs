@@ -146,9 +146,8 @@ pub async fn see(
     } else {
         let l = look::look(phone, &grid, &classifier).await?;
         // A screen gone off (its timeout) shows black: turned on, it is looked at again.
-        if l.reading.is_err() && look::black(&l.image) && phone.screen_on().await? == Some(false) {
-            on(Event::Note("the screen was off: turning it on".into()));
-            phone.wake().await?;
+        if l.reading.is_err() && look::black(&l.image) && phone.wake_if_off().await? {
+            on(Event::Note("the screen was off: turned it on".into()));
             tokio::time::sleep(SCREEN_ON_WAIT).await;
             look::look(phone, &grid, &classifier).await?
         } else {
