@@ -648,6 +648,66 @@ fn play_watch_turns_on_a_screen_gone_off_and_plays_the_round() {
 }
 
 #[test]
+fn play_dismisses_a_lock_screen_without_a_secret_and_stops_at_a_pin() {
+    use scramblebot::Board;
+    use scramblebot::sim::game::{GameConfig, Key, ScreenLock};
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    // A phone in a round whose owner turned the screen off and on: its lock screen covers
+    // the game.
+    let locked = |model: Model, lock: ScreenLock| {
+        let phone = common::start_with(SimConfig {
+            model,
+            game: GameConfig {
+                board: Some(Board::parse("cape/rwjq/xzvk/oybf").unwrap()),
+                screen_lock: lock,
+                ..GameConfig::default()
+            },
+            report: None,
+            letters: None,
+        });
+        phone.device().key(Key::Power);
+        phone.device().key(Key::Power);
+        phone
+    };
+    // Android 13 (`wm dismiss-keyguard`), then Android 4.4 with --watch (the MENU key).
+    for (model, watch) in [(Model::Pixel, false), (Model::Small, true)] {
+        let phone = locked(model, ScreenLock::Swipe);
+        let addr = phone.addr().to_string();
+        let mut args = vec!["--device", model.name(), "--connect", &addr, "--json"];
+        if watch {
+            args.push("--watch");
+        }
+        let out = play_command(&server, &args).output().unwrap();
+        assert!(out.status.success(), "{model:?}: {}", text(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["board"], "CAPE/RWJQu/XZVK/OYBF", "{r}");
+        referee_agrees(&phone, &r);
+        let report = phone.device().report();
+        assert_eq!(report.unlocks, 1, "{model:?}");
+        assert_eq!(report.touches_while_locked, 0, "{model:?}");
+    }
+    // A PIN: play says so, touches nothing, and does not claim a board.
+    let phone = locked(Model::Pixel, ScreenLock::Pin);
+    let addr = phone.addr().to_string();
+    let out = play_command(&server, &["--device", "pixel", "--connect", &addr])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("lock screen"),
+        "{}",
+        text(&out.stderr)
+    );
+    let report = phone.device().report();
+    assert!(report.strokes.is_empty(), "{:?}", report.strokes);
+    assert_eq!(report.touches_while_locked, 0);
+}
+
+#[test]
 fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     use scramblebot::Board;
     use scramblebot::sim::game::{Action, GameConfig, Route};

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use scramblebot::daemon::history::{self, Ended};
-use scramblebot::sim::game::GameConfig;
+use scramblebot::sim::game::{GameConfig, Key, ScreenLock};
 use scramblebot::sim::{Model, Sim, SimConfig};
 
 /// The round's length on the virtual phones and in their profiles.
@@ -180,6 +180,15 @@ fn spawn_daemon(server: &common::AdbServer, dir: &Path, args: &[String]) -> std:
         .unwrap()
 }
 
+/// Sends SIGTERM to the daemon, as a supervisor stops it.
+fn terminate(daemon: &std::process::Child) {
+    let kill = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+}
+
 /// Waits, up to a minute, until `ready` holds.
 fn wait_until(what: &str, ready: impl Fn() -> bool) {
     let started = std::time::Instant::now();
@@ -221,11 +230,7 @@ fn a_phone_without_a_profile_is_left_alone_and_sigterm_finishes_the_stroke() {
     wait_until("ten words on the pixel", || {
         pixel.device().report().strokes.len() >= 10
     });
-    let kill = Command::new("kill")
-        .args(["-TERM", &daemon.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    terminate(&daemon);
     let stdout = finished(daemon);
     // The Nexus 7's screen is another shape than the pixel profile's: one line, no touch.
     let nexus_serial = nexus.addr().to_string();
@@ -286,19 +291,23 @@ fn a_dropped_phone_is_connected_again_and_its_round_resumed() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Names the Play/Next button in `dir`'s Nexus 7 profile (the virtual Nexus 7's, in the lower
+/// middle).
+fn name_the_play_button(dir: &Path) {
+    let play = scramblebot::sim::layout::Layout::of(Model::Nexus7).play;
+    let (x, y) = ((play.x0 + play.x1) / 2.0, (play.y0 + play.y1) / 2.0);
+    let profile = dir.join("devices/nexus7.toml");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    std::fs::write(&profile, format!("{text}\n[advance]\nat = [{x}, {y}]\n")).unwrap();
+}
+
 #[test]
 fn the_play_button_is_tapped_between_rounds_and_nowhere_else() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
     let dir = workdir("daemon-advance", ROUND_SECS);
-    // The profile names the Play/Next button (the virtual Nexus 7's, in the lower middle).
-    let play = scramblebot::sim::layout::Layout::of(Model::Nexus7).play;
-    let (x, y) = ((play.x0 + play.x1) / 2.0, (play.y0 + play.y1) / 2.0);
-    let profile = dir.join("devices/nexus7.toml");
-    let mut text = std::fs::read_to_string(&profile).unwrap();
-    text += &format!("\n[advance]\nat = [{x}, {y}]\n");
-    std::fs::write(&profile, text).unwrap();
+    name_the_play_button(&dir);
     // A phone in the lobby that starts nothing by itself.
     let phone = common::start_with(SimConfig {
         model: Model::Nexus7,
@@ -585,6 +594,91 @@ fn a_screen_gone_off_between_rounds_is_turned_on_and_the_next_round_played() {
     assert_eq!(report.touches_while_off, 0);
     assert!(report.violations.is_empty(), "{:?}", report.violations);
     assert_eq!(report.rejected(), 0, "{:?}", report.strokes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_lock_screen_without_a_secret_is_dismissed_and_the_rounds_played() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-swipe-lock", ROUND_SECS);
+    // As the test above, with a lock screen (Swipe) up whenever the screen comes back on.
+    let phone = covered_phone(ROUND_SECS, |g| {
+        g.screen_timeout = Some(Duration::from_secs(2));
+        g.auto_advance = Some(Duration::from_secs(3));
+        g.screen_lock = ScreenLock::Swipe;
+    });
+    let history = dir.join("history.jsonl");
+    let args = rounds_on(2, &history, &phone);
+    let stdout = finished(spawn_daemon(&server, &dir, &args));
+    let said = |event: &str| stdout.lines().filter(|l| l.contains(event)).count();
+    assert!(said("\"woke\"") >= 2, "{stdout}");
+    assert!(said("\"unlocked\"") >= 2, "{stdout}");
+    assert_eq!(said("\"locked\""), 0, "{stdout}");
+    let (rounds, _) = history::read(&history).unwrap();
+    assert_eq!(rounds.len(), 2, "{rounds:?}");
+    let report = phone.device().report();
+    for g in report.rounds.iter().take(2) {
+        assert!(g.words > 0, "{g:?}");
+    }
+    assert!(report.unlocks >= 2, "{report:?}");
+    // No touch landed on the lock screen or the black one, nor off the board.
+    assert_eq!(report.touches_while_locked, 0);
+    assert_eq!(report.touches_while_off, 0);
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert_eq!(report.rejected(), 0, "{:?}", report.strokes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_lock_screen_with_a_pin_is_said_once_and_never_touched() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-pin-lock", ROUND_SECS);
+    // The worker taps Play/Next while no board shows: never on a lock screen.
+    name_the_play_button(&dir);
+    // The phone's owner turned its screen off and on: its PIN's lock screen covers the lobby,
+    // and the rounds that start under it.
+    let phone = covered_phone(ROUND_SECS, |g| g.screen_lock = ScreenLock::Pin);
+    phone.device().key(Key::Power);
+    phone.device().key(Key::Power);
+    let history = dir.join("history.jsonl");
+    let args = rounds_on(2, &history, &phone);
+    let mut daemon = spawn_daemon(&server, &dir, &args);
+    let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let reader = {
+        let (out, pipe) = (out.clone(), daemon.stdout.take().unwrap());
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(pipe)) {
+                let Ok(line) = line else { break };
+                let mut out = out.lock().unwrap();
+                out.push_str(&line);
+                out.push('\n');
+            }
+        })
+    };
+    wait_until("the lock screen said", || {
+        out.lock().unwrap().contains("\"locked\"")
+    });
+    // Past the worker's next look at the lock (every 10 s): it is not said again.
+    std::thread::sleep(Duration::from_secs(11));
+    terminate(&daemon);
+    let status = daemon.wait().unwrap();
+    reader.join().unwrap();
+    let stdout = out.lock().unwrap().clone();
+    assert!(status.success(), "{status:?}\n{stdout}");
+    let said = |event: &str| stdout.lines().filter(|l| l.contains(event)).count();
+    assert_eq!(said("\"locked\""), 1, "{stdout}");
+    assert_eq!(said("\"unlocked\""), 0, "{stdout}");
+    assert_eq!(said("\"advanced\""), 0, "{stdout}");
+    // No Play/Next tap nor stroke landed on the lock screen.
+    let report = phone.device().report();
+    assert!(report.strokes.is_empty(), "{:?}", report.strokes);
+    assert_eq!(report.touches_while_locked, 0);
+    assert_eq!(report.unlocks, 0);
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -276,6 +276,8 @@ impl Live {
             Event::JoinedLate { .. } => bar.set_message("waiting for the next round"),
             Event::Advanced { .. } => bar.set_message("tapped Play/Next"),
             Event::Woke { .. } => bar.set_message("the screen was off: turned it on"),
+            Event::Unlocked { .. } => bar.set_message("dismissed the lock screen"),
+            Event::Locked { .. } => bar.set_message("locked: waiting for its owner"),
             Event::RoundStarted { round, words, .. } => {
                 bar.set_length(*words as u64);
                 bar.set_position(0);
@@ -356,6 +358,14 @@ fn line(event: &Event) -> Option<String> {
         Event::Woke { serial } => {
             format!("{serial}: the screen had gone off (screen timeout): turned it on")
         }
+        Event::Unlocked { serial } => {
+            format!("{serial}: a lock screen covered the game: dismissed it")
+        }
+        Event::Locked { serial } => format!(
+            "{serial}: its lock screen covers the game and cannot be dismissed from here \
+             (a PIN, pattern or password): unlock it, or set Settings > Security > Screen \
+             lock to None for unattended play; waiting"
+        ),
         Event::JoinedLate { serial, board } => {
             format!("{serial}: board {board} already on screen; waiting for the next round")
         }

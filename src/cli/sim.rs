@@ -7,11 +7,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use scramblebot::sim::game::GameConfig;
+use scramblebot::sim::game::{GameConfig, ScreenLock};
 use scramblebot::sim::screen::Face;
 use scramblebot::sim::{Device, Model, Sim, SimConfig};
 
 use super::{ModelArg, game_board, seconds};
+
+/// `--screen-lock`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum LockArg {
+    None,
+    Swipe,
+    Pin,
+}
 
 #[derive(clap::Args, Debug)]
 pub struct SimArgs {
@@ -62,6 +70,11 @@ pub struct SimArgs {
     /// options > Stay awake).
     #[arg(long, value_name = "SECS")]
     pub screen_timeout: Option<f64>,
+    /// The lock screen that shows once the screen has gone off: none; swipe (no secret: the
+    /// MENU key, and `wm dismiss-keyguard` from Android 7, dismiss it); pin (only its owner
+    /// unlocks it). While it shows, the game sees no touch.
+    #[arg(long, value_name = "LOCK", default_value = "none")]
+    pub screen_lock: LockArg,
     /// JSON report of every stroke, the score, freezes and violations (with --phones, one
     /// per phone: NAME-1.json, NAME-2.json, ...).
     #[arg(long, value_name = "FILE")]
@@ -105,6 +118,11 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             .screen_timeout
             .map(|s| seconds("--screen-timeout", s, 1.0))
             .transpose()?,
+        screen_lock: match args.screen_lock {
+            LockArg::None => ScreenLock::None,
+            LockArg::Swipe => ScreenLock::Swipe,
+            LockArg::Pin => ScreenLock::Pin,
+        },
     };
     // The stop signals are caught before any phone listens: a SIGTERM sent as soon as a
     // phone answers (a test, a supervisor) writes the reports and exits 0 even on a machine

@@ -88,6 +88,16 @@ pub enum Event {
     Woke {
         serial: String,
     },
+    /// A lock screen without a secret covered the game: it was dismissed.
+    Unlocked {
+        serial: String,
+    },
+    /// A lock screen covers the game and stays (a PIN, a pattern, a password, or a phone
+    /// that takes no dismissal from the shell): no round can be played until its owner
+    /// unlocks it. Said once; the worker waits.
+    Locked {
+        serial: String,
+    },
     /// A board already showing when the worker started: the worker waits for the next round.
     JoinedLate {
         serial: String,
@@ -163,6 +173,8 @@ impl Event {
             | Event::JoinedLate { serial, .. }
             | Event::Advanced { serial }
             | Event::Woke { serial }
+            | Event::Unlocked { serial }
+            | Event::Locked { serial }
             | Event::RoundStarted { serial, .. }
             | Event::Resumed { serial, .. }
             | Event::Progress { serial, .. }

@@ -17,7 +17,7 @@ use super::Event;
 use super::history::{Ended, RoundRecord};
 use crate::board::Board;
 use crate::dict::Trie;
-use crate::phone::{Phone, PhoneError};
+use crate::phone::{Lock, Phone, PhoneError};
 use crate::play::look::{self, Look};
 use crate::play::{self, EnterOptions, Kept, PlannedWord, PlayError, Stop};
 use crate::profile::{Profile, Route};
@@ -40,8 +40,9 @@ const UNSURE_PATIENCE: Duration = Duration::from_secs(2);
 const DIMMED_PATIENCE: Duration = Duration::from_secs(10);
 
 /// How often, while no board shows, the worker asks whether the screen has gone off (its
-/// timeout passes between rounds, when nothing touches it): at most once a second while the
-/// screen is black, every 10 s otherwise (a `dumpsys power` is a whole shell command).
+/// timeout passes between rounds, when nothing touches it) or a lock screen covers the game:
+/// at most once a second while the screen is black, every 10 s otherwise (each question is a
+/// whole shell command).
 const POWER_CHECK_BLACK: Duration = Duration::from_secs(1);
 const POWER_CHECK: Duration = Duration::from_secs(10);
 
@@ -168,6 +169,8 @@ impl Worker<'_> {
         let mut advanced: Option<Instant> = None;
         // When the worker last asked whether the screen is on.
         let mut power_checked: Option<Instant> = None;
+        // A lock screen the worker could not dismiss.
+        let mut locks = look::Locks::default();
         loop {
             if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
                 return Ok(());
@@ -202,11 +205,12 @@ impl Worker<'_> {
                     };
                     if power_checked.is_none_or(|t| t.elapsed() >= every) {
                         power_checked = Some(Instant::now());
-                        if self.wake_if_off().await? {
+                        if self.rouse(&mut locks).await? {
                             continue;
                         }
                     }
-                    if advanced.is_none_or(|t| t.elapsed() >= ADVANCE_AGAIN) {
+                    // A tap on a lock screen would land on it (a notification, the camera).
+                    if !locks.showing() && advanced.is_none_or(|t| t.elapsed() >= ADVANCE_AGAIN) {
                         self.advance().await?;
                         advanced = Some(Instant::now());
                     }
@@ -274,15 +278,28 @@ impl Worker<'_> {
         }
     }
 
-    /// Turns the screen on if it has gone off, and says so; true if it had.
-    async fn wake_if_off(&self) -> Result<bool, PlayError> {
-        let woke = self.phone.wake_if_off().await?;
-        if woke {
+    /// Turns the screen on if it has gone off, and dismisses a lock screen without a secret
+    /// (`Phone::rouse`), saying what it did; true if the screen changed, to be looked at
+    /// again at once.
+    async fn rouse(&self, locks: &mut look::Locks) -> Result<bool, PlayError> {
+        let unlock = locks.unlock_now();
+        let r = self.phone.rouse(unlock).await?;
+        if r.woke {
             self.emit(Event::Woke {
                 serial: self.serial(),
             });
         }
-        Ok(woke)
+        if r.lock == Lock::Dismissed {
+            self.emit(Event::Unlocked {
+                serial: self.serial(),
+            });
+        }
+        if locks.record(r.lock, unlock) {
+            self.emit(Event::Locked {
+                serial: self.serial(),
+            });
+        }
+        Ok(r.woke || r.lock == Lock::Dismissed)
     }
 
     /// Taps the profile's Play/Next button, if it has one: only while no board shows (the

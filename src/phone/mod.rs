@@ -26,6 +26,10 @@ use direct::{Direct, DirectError, Stream};
 const SHELL_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long a screenshot may take (a 1440x3120 raw dump is 18 MB).
 const SCREENSHOT_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long a screen just turned on is given before the keyguard is asked about.
+const SCREEN_ON_WAIT: Duration = Duration::from_millis(500);
+/// How long a keyguard is given to go after a key or command that dismisses it.
+const KEYGUARD_SETTLE: Duration = Duration::from_millis(500);
 /// How long one monkey command may take to be answered.
 const MONKEY_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the monkey may take to start listening (a JVM start, slow on old phones).
@@ -315,6 +319,46 @@ impl Phone {
         Ok(true)
     }
 
+    /// Whether a lock screen (keyguard) shows, as `dumpsys window policy` says; `None` when
+    /// the phone does not say in a form known here (`parse_keyguard`).
+    pub async fn keyguard_showing(&self) -> Result<Option<bool>, PhoneError> {
+        Ok(parse_keyguard(&self.shell("dumpsys window policy").await?))
+    }
+
+    /// Turns the screen on if it has gone off, then, if a lock screen shows and `unlock`
+    /// allows, dismisses it the ways a lock without a PIN, pattern or password is dismissed
+    /// from the shell: `wm dismiss-keyguard` from Android 7 (API 24, where `wm` has it), then
+    /// the MENU key, which the keyguard takes as "unlock" unless the phone's build turns that
+    /// off (`config_disableMenuKeyInLockScreen`). Each is followed by a look at the keyguard,
+    /// and MENU is sent only while it still shows (on the game it would open a menu). A
+    /// secure lock stays: the bot cannot enter a PIN and never tries.
+    pub async fn rouse(&self, unlock: bool) -> Result<Roused, PhoneError> {
+        let woke = self.wake_if_off().await?;
+        if woke {
+            tokio::time::sleep(SCREEN_ON_WAIT).await;
+        }
+        let mut lock = Lock::None;
+        if self.keyguard_showing().await? == Some(true) {
+            lock = Lock::Stays;
+            if unlock {
+                let steps: &[&str] = if self.sdk >= 24 {
+                    &["wm dismiss-keyguard", "input keyevent 82"]
+                } else {
+                    &["input keyevent 82"]
+                };
+                for step in steps {
+                    self.shell(step).await?;
+                    tokio::time::sleep(KEYGUARD_SETTLE).await;
+                    if self.keyguard_showing().await? != Some(true) {
+                        lock = Lock::Dismissed;
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(Roused { woke, lock })
+    }
+
     /// The screen, as pixels. Raw `screencap` through `exec:` from Android 5; before, adbd has
     /// no `exec:` and `shell:` runs through a terminal that mangles binary output, so the
     /// `framebuffer:` service. Never `screencap -p`: encoding a PNG on the phone takes seconds.
@@ -482,6 +526,61 @@ pub fn parse_wakefulness(text: &str) -> Option<bool> {
         .map(|w| w.trim() == "Awake")
 }
 
+/// Whether a lock screen shows, from `dumpsys window policy` (the window manager's policy
+/// dump): `None` when it names none of the fields known here. Versions name it in their own
+/// ways, and one version's dump may carry more than one of them (the fields below are read
+/// from AOSP's `PhoneWindowManager.dump` and `KeyguardServiceDelegate.dump`):
+/// - `mShowingLockscreen=` (Android 4; Android 5 still prints it, but draws the keyguard in
+///   the status bar, so there it stays false);
+/// - `isStatusBarKeyguard=` (from Android 5, printed with no line end after it);
+/// - `showing=` under a `KeyguardServiceDelegate` heading (the keyguard service's own state,
+///   in later versions' dumps).
+///
+/// Any one of them true means it shows.
+pub fn parse_keyguard(text: &str) -> Option<bool> {
+    // `name` followed by true or false, where `name` starts a word (`mShowingLockscreen=`
+    // is not `showing=`).
+    let field = |line: &str, name: &str| -> Option<bool> {
+        let at = line.find(name)?;
+        if line[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        {
+            return None;
+        }
+        let value = &line[at + name.len()..];
+        [("true", true), ("false", false)]
+            .into_iter()
+            .find_map(|(word, v)| value.starts_with(word).then_some(v))
+    };
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let mut seen: Option<bool> = None;
+    // The indentation of the `KeyguardServiceDelegate` heading while in its block.
+    let mut delegate: Option<usize> = None;
+    for line in text.lines() {
+        if delegate.is_some_and(|d| line.trim().is_empty() || indent(line) <= d) {
+            delegate = None;
+        }
+        if line.trim() == "KeyguardServiceDelegate" {
+            delegate = Some(indent(line));
+            continue;
+        }
+        let delegate_showing = delegate.and_then(|_| field(line.trim(), "showing="));
+        for v in [
+            field(line, "mShowingLockscreen="),
+            field(line, "isStatusBarKeyguard="),
+            delegate_showing,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            seen = Some(seen.unwrap_or(false) || v);
+        }
+    }
+    seen
+}
+
 /// "Physical size: 800x1280" (and "Override size: ..." when set, which wins).
 pub fn parse_wm_size(text: &str) -> Option<(u32, u32)> {
     let size = |prefix: &str| {
@@ -491,6 +590,26 @@ pub fn parse_wm_size(text: &str) -> Option<(u32, u32)> {
         })
     };
     size("Override size:").or_else(|| size("Physical size:"))
+}
+
+/// What `Phone::rouse` found and did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Roused {
+    /// The screen had gone off and was turned on.
+    pub woke: bool,
+    pub lock: Lock,
+}
+
+/// A lock screen, as `Phone::rouse` left it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Lock {
+    /// None showed (or the phone did not say).
+    #[default]
+    None,
+    /// One showed and was dismissed.
+    Dismissed,
+    /// One shows still: a PIN, pattern or password, or a phone that takes neither way.
+    Stays,
 }
 
 /// A running shell command's output, line by line (`Phone::watch`).
@@ -728,6 +847,41 @@ mod tests {
         ];
         for (text, size) in cases {
             assert_eq!(parse_wm_size(text), size, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_lock_screen_is_told_by_any_version_s_policy_dump() {
+        // (dumpsys window policy, showing)
+        let kitkat = "WINDOW MANAGER POLICY STATE (dumpsys window policy)\n    \
+                      mDockLayer=268435456 mStatusBarLayer=181000\n    \
+                      mShowingLockscreen=true mShowingDream=false mDreamingLockscreen=true\n";
+        // Android 5: the keyguard is the status bar; mShowingLockscreen stays false, and
+        // isStatusBarKeyguard runs into the next field.
+        let lollipop = "    mShowingLockscreen=false mShowingDream=false mDreamingLockscreen=false\n    \
+                        mStatusBar=Window{2f3c StatusBar}\n    \
+                        isStatusBarKeyguard=true    mNavigationBar=Window{1a NavigationBar}\n";
+        let lollipop_off =
+            lollipop.replace("isStatusBarKeyguard=true", "isStatusBarKeyguard=false");
+        let later = "    mTopIsFullscreen=false\n    KeyguardServiceDelegate\n      showing=true\n      \
+                     inputRestricted=true\n      occluded=false\n    mGlobalKeyManager\n";
+        let later_gone = later.replace("showing=true", "showing=false");
+        // `showing=` outside the delegate's block is some other thing's.
+        let stray =
+            "    KeyguardServiceDelegate\n      showing=false\n    Toast\n      showing=true\n";
+        let cases = [
+            (kitkat.to_owned(), Some(true)),
+            (kitkat.replace("=true", "=false"), Some(false)),
+            (lollipop.to_owned(), Some(true)),
+            (lollipop_off, Some(false)),
+            (later.to_owned(), Some(true)),
+            (later_gone, Some(false)),
+            (stray.to_owned(), Some(false)),
+            ("Can't find service: window\n".to_owned(), None),
+            ("    mShowingLockscreen=maybe\n".to_owned(), None),
+        ];
+        for (text, showing) in cases {
+            assert_eq!(parse_keyguard(&text), showing, "{text}");
         }
     }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use image::RgbaImage;
 use tokio::time::Instant;
 
-use crate::phone::{Phone, PhoneError};
+use crate::phone::{Lock, Phone, PhoneError};
 use crate::vision::glyph::Classifier;
 use crate::vision::grid::Grid;
 use crate::vision::read::{self, NotABoard, Reading};
@@ -132,6 +132,7 @@ pub async fn watch(
 ) -> Result<Look, PhoneError> {
     let mut unsure_since: Option<Instant> = None;
     let mut power_checked: Option<Instant> = None;
+    let mut locks = Locks::default();
     loop {
         let started = Instant::now();
         let l = look(phone, grid, classifier).await?;
@@ -139,15 +140,24 @@ pub async fn watch(
         if l.sure().is_some() {
             return Ok(l);
         }
-        // A black screen may be one gone off (its timeout): no round shows on it, and no
-        // touch lands, until it is turned on.
-        if l.reading.is_err()
-            && black(&l.image)
-            && power_checked.is_none_or(|t| t.elapsed() >= Duration::from_secs(1))
-        {
+        // A screen that is no board may be one gone off (its timeout: black), or a lock
+        // screen: no round shows there, and no touch reaches the game, until it is turned on
+        // and unlocked. Asked within a second of a black screen, every 10 s otherwise.
+        let every = Duration::from_secs(if black(&l.image) { 1 } else { 10 });
+        if l.reading.is_err() && power_checked.is_none_or(|t| t.elapsed() >= every) {
             power_checked = Some(Instant::now());
-            if phone.wake_if_off().await? {
+            let unlock = locks.unlock_now();
+            let r = phone.rouse(unlock).await?;
+            if r.woke {
                 tracing::info!("the screen had gone off: turned it on");
+            }
+            if r.lock == Lock::Dismissed {
+                tracing::info!("a lock screen covered the game: dismissed it");
+            }
+            if locks.record(r.lock, unlock) {
+                tracing::warn!("{LOCKED}");
+            }
+            if r.woke || r.lock == Lock::Dismissed {
                 continue;
             }
         }
@@ -162,6 +172,50 @@ pub async fn watch(
             unsure_since = None;
         }
         tokio::time::sleep_until(started + w.every).await;
+    }
+}
+
+/// What is said of a lock screen that stays.
+pub const LOCKED: &str = "the phone's lock screen covers the game and cannot be dismissed from \
+     here (a PIN, pattern or password): unlock it, or set Settings > Security > Screen lock to \
+     None for unattended play";
+
+/// A lock screen that could not be dismissed is tried again after this long (its owner may
+/// have changed it to one without a secret; a PIN's entry pad, which each try brings up,
+/// keeps the screen on, so not often).
+const UNLOCK_AGAIN: Duration = Duration::from_secs(300);
+
+/// A lock screen that stays, across looks: tried again only after `UNLOCK_AGAIN`, and said
+/// once, until none shows.
+#[derive(Debug, Default)]
+pub struct Locks {
+    /// When the lock screen that stays was last tried; `None` while none shows.
+    tried: Option<Instant>,
+}
+
+impl Locks {
+    /// Whether to try to dismiss one now.
+    pub fn unlock_now(&self) -> bool {
+        self.tried.is_none_or(|t| t.elapsed() >= UNLOCK_AGAIN)
+    }
+
+    /// Records what `Phone::rouse(tried)` left; true when a lock screen that stays is new
+    /// (to be said).
+    pub fn record(&mut self, lock: Lock, tried: bool) -> bool {
+        if lock != Lock::Stays {
+            self.tried = None;
+            return false;
+        }
+        let new = self.tried.is_none();
+        if tried || new {
+            self.tried = Some(Instant::now());
+        }
+        new
+    }
+
+    /// Whether a lock screen that stays showed at the last question.
+    pub fn showing(&self) -> bool {
+        self.tried.is_some()
     }
 }
 

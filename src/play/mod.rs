@@ -23,7 +23,7 @@ pub use schedule::{Pace, RoundSettings, Schedule};
 use crate::board::{Board, tile_name};
 use crate::dict::Trie;
 use crate::gesture::GestureError;
-use crate::phone::{Phone, PhoneError};
+use crate::phone::{Lock, Phone, PhoneError};
 use crate::profile::{Profile, ProfileError, Route, ScoreBox};
 use crate::score::{Bonuses, Rules};
 use crate::solve::{Order, Solver};
@@ -145,11 +145,30 @@ pub async fn see(
         }
     } else {
         let l = look::look(phone, &grid, &classifier).await?;
-        // A screen gone off (its timeout) shows black: turned on, it is looked at again.
-        if l.reading.is_err() && look::black(&l.image) && phone.wake_if_off().await? {
-            on(Event::Note("the screen was off: turned it on".into()));
-            tokio::time::sleep(SCREEN_ON_WAIT).await;
-            look::look(phone, &grid, &classifier).await?
+        // No board: the screen may have gone off (its timeout), or a lock screen cover the
+        // game. Turned on and unlocked, it is looked at again.
+        if l.reading.is_err() {
+            let r = phone.rouse(true).await?;
+            if r.woke {
+                on(Event::Note("the screen was off: turned it on".into()));
+            }
+            match r.lock {
+                Lock::Dismissed => on(Event::Note(
+                    "a lock screen covered the game: dismissed it".into(),
+                )),
+                Lock::Stays => {
+                    return Ok(Sight::Unsure {
+                        look: l,
+                        why: look::LOCKED.into(),
+                    });
+                }
+                Lock::None => {}
+            }
+            if r.woke || r.lock == Lock::Dismissed {
+                look::look(phone, &grid, &classifier).await?
+            } else {
+                l
+            }
         } else {
             l
         }
@@ -176,9 +195,6 @@ pub async fn see(
     };
     Ok(Sight::Unsure { look: l, why })
 }
-
-/// How long a screen just turned on is given to show the app again before it is looked at.
-const SCREEN_ON_WAIT: Duration = Duration::from_millis(500);
 
 /// Why a screenshot was kept for a person to look at; it names the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

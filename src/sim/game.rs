@@ -54,6 +54,24 @@ pub struct GameConfig {
     /// (`input keyevent KEYCODE_WAKEUP`, POWER, the monkey's `wake`) turns it on. `None`:
     /// never (Developer options, Stay awake).
     pub screen_timeout: Option<Duration>,
+    /// The lock screen (keyguard) that shows once the screen has gone off.
+    pub screen_lock: ScreenLock,
+}
+
+/// A phone's screen lock (Settings, Security, Screen lock), as far as a bot goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScreenLock {
+    /// None: the screen comes back on to the app.
+    #[default]
+    None,
+    /// Swipe (Android 5 on; "Slide" before): a lock screen without a secret, which the MENU
+    /// key dismisses (`config_disableMenuKeyInLockScreen` false, as AOSP builds it), and
+    /// `wm dismiss-keyguard` from Android 7.
+    Swipe,
+    /// A PIN (or a pattern, a password): only the owner dismisses it. MENU or
+    /// `wm dismiss-keyguard` bring up its entry pad, which stays a lock screen.
+    Pin,
 }
 
 impl Default for GameConfig {
@@ -70,6 +88,7 @@ impl Default for GameConfig {
             dialog_round: None,
             dimmed_round: None,
             screen_timeout: None,
+            screen_lock: ScreenLock::None,
         }
     }
 }
@@ -211,6 +230,8 @@ pub struct View {
     pub dimmed: bool,
     /// The screen is off: it shows black.
     pub off: bool,
+    /// The screen is on, and its lock screen covers the game.
+    pub locked: bool,
 }
 
 /// A key reaching the phone (`input keyevent`, the monkey), as far as the screen's power
@@ -223,6 +244,8 @@ pub enum Key {
     Sleep,
     /// KEYCODE_POWER (26): the screen on if off, off if on.
     Power,
+    /// KEYCODE_MENU (82): dismisses a lock screen without a secret.
+    Menu,
     /// Any other key: user activity while the screen is on; dropped while it is off.
     Other,
 }
@@ -288,6 +311,12 @@ struct Power {
     ons: u32,
     /// Touch samples dropped because the screen was off.
     touches_dropped: u64,
+    /// The lock screen shows (over the game, while the screen is on).
+    locked: bool,
+    /// Times the lock screen was dismissed.
+    unlocks: u32,
+    /// Touch samples that landed on the lock screen instead of the game.
+    touches_locked: u64,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -503,20 +532,53 @@ impl Game {
             .screen_timeout
             .is_some_and(|t| now.saturating_sub(self.power.last_activity) >= t);
         if !self.power.off && timed_out && self.current.is_none() {
-            self.power.off = true;
-            self.power.offs += 1;
+            self.go_off();
         }
         !self.power.off
+    }
+
+    /// The screen goes off; the lock screen, if the phone has one, is up when it comes on.
+    fn go_off(&mut self) {
+        self.power.off = true;
+        self.power.offs += 1;
+        if self.config.screen_lock != ScreenLock::None {
+            self.power.locked = true;
+        }
+    }
+
+    /// Whether the lock screen shows at `now` (it is up while the screen is off, too).
+    pub fn keyguard_showing(&mut self, now: Duration) -> bool {
+        self.screen_on(now);
+        self.power.locked
+    }
+
+    /// `wm dismiss-keyguard` (and MENU): the lock screen goes if it has no secret and the
+    /// screen is on; a PIN's stays. True if it went.
+    pub fn dismiss_keyguard(&mut self, now: Duration) -> bool {
+        if !self.screen_on(now) || !self.power.locked {
+            return false;
+        }
+        self.power.last_activity = now;
+        if self.config.screen_lock == ScreenLock::Pin {
+            return false;
+        }
+        self.power.locked = false;
+        self.power.unlocks += 1;
+        true
     }
 
     /// A key at `now`: the wake and sleep keys turn the screen on or off.
     pub fn key(&mut self, now: Duration, key: Key) {
         let on = self.screen_on(now);
+        if key == Key::Menu && on && self.power.locked {
+            self.dismiss_keyguard(now);
+            return;
+        }
         let turn_on = match key {
             Key::Wakeup => true,
             Key::Sleep => false,
             Key::Power => !on,
-            Key::Other => on,
+            Key::Other | Key::Menu => on,
         };
         if turn_on {
             self.power.last_activity = now;
@@ -524,9 +586,8 @@ impl Game {
                 self.power.off = false;
                 self.power.ons += 1;
             }
-        } else if on && key != Key::Other {
-            self.power.off = true;
-            self.power.offs += 1;
+        } else if on && matches!(key, Key::Sleep | Key::Power) {
+            self.go_off();
         }
     }
 
@@ -558,6 +619,7 @@ impl Game {
             dialog: self.dialog_shows(),
             dimmed: self.dimmed_shows(),
             off,
+            locked: !off && self.power.locked,
         }
     }
 
@@ -568,6 +630,12 @@ impl Game {
         // them (the panel itself is off for a real finger).
         if !self.screen_on(now) {
             self.power.touches_dropped += 1;
+            return false;
+        }
+        // The lock screen takes the touch (and keeps the screen on); the game sees none.
+        if self.power.locked {
+            self.power.last_activity = now;
+            self.power.touches_locked += 1;
             return false;
         }
         self.power.last_activity = now;
@@ -886,6 +954,8 @@ impl Game {
             screen_offs: self.power.offs,
             screen_ons: self.power.ons,
             touches_while_off: self.power.touches_dropped,
+            unlocks: self.power.unlocks,
+            touches_while_locked: self.power.touches_locked,
         }
     }
 }
@@ -931,6 +1001,12 @@ pub struct Report {
     /// Touch samples dropped because the screen was off.
     #[serde(default)]
     pub touches_while_off: u64,
+    /// Times the lock screen was dismissed.
+    #[serde(default)]
+    pub unlocks: u32,
+    /// Touch samples that landed on the lock screen instead of the game.
+    #[serde(default)]
+    pub touches_while_locked: u64,
 }
 
 impl Report {

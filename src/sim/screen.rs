@@ -122,6 +122,10 @@ pub fn render(layout: &Layout, view: &View, letters: Option<&Face>) -> RgbaImage
         return RgbaImage::from_pixel(layout.width, layout.height, Rgba([0, 0, 0, 255]));
     }
     let mut img = RgbaImage::new(layout.width, layout.height);
+    if view.locked {
+        lock_screen(&mut img, layout);
+        return img;
+    }
     background(&mut img);
     status_bar(&mut img, layout);
     match view.screen {
@@ -136,6 +140,24 @@ pub fn render(layout: &Layout, view: &View, letters: Option<&Face>) -> RgbaImage
         reconnecting(&mut img, layout);
     }
     img
+}
+
+/// Android's lock screen over the game: a dark wallpaper, the clock, a padlock, and a hint at
+/// the bottom.
+fn lock_screen(img: &mut RgbaImage, layout: &Layout) {
+    let (w, h) = (layout.width as f32, layout.height as f32);
+    for (_, y, p) in img.enumerate_pixels_mut() {
+        let t = y as f32 / h.max(1.0);
+        let v = (22.0 + 30.0 * t).round() as u8;
+        *p = Rgba([v / 2, v, v + 18, 255]);
+    }
+    status_bar(img, layout);
+    let white = rgb(245, 245, 245);
+    text_centred(img, "12:00", w / 2.0, h * 0.22, w * 0.22, white, regular());
+    let (cx, cy, r) = (w / 2.0, h * 0.88, w * 0.05);
+    draw_filled_circle_mut(img, (cx as i32, cy as i32), r as i32, white);
+    let hint = "Swipe up to unlock";
+    text_centred(img, hint, w / 2.0, h * 0.95, w * 0.035, white, regular());
 }
 
 /// The game's overlay while it reconnects: the screen at a third of its lightness, a line of
@@ -690,6 +712,7 @@ mod tests {
             dialog: false,
             dimmed: false,
             off: false,
+            locked: false,
         }
     }
 
@@ -701,6 +724,27 @@ mod tests {
                 let img = render(&layout, &view(screen), None);
                 assert_eq!(img.dimensions(), (layout.width, layout.height));
             }
+        }
+    }
+
+    #[test]
+    fn the_lock_screen_covers_the_game_and_is_no_board() {
+        let layout = Layout::of(Model::Nexus7);
+        let locked = View {
+            locked: true,
+            ..view(Screen::Round)
+        };
+        let img = render(&layout, &locked, None);
+        assert_ne!(img, render(&layout, &view(Screen::Round), None));
+        let (cx, cy) = layout.centre(2);
+        assert_ne!(*img.get_pixel(cx as u32, cy as u32), TILE);
+        assert!(!crate::play::look::black(&img));
+        let centres: [(f32, f32); 16] = std::array::from_fn(|i| layout.centre(i));
+        let grid = crate::vision::grid::Grid::from_centres(centres, layout.tile);
+        let classifier = crate::vision::glyph::Classifier::built_in();
+        for grid in [Some(&grid), None] {
+            let read = crate::vision::read::read(&img, grid, &classifier);
+            assert!(read.is_err(), "a lock screen read as a board");
         }
     }
 

@@ -123,13 +123,14 @@ pub fn input_command(ctx: &mut Ctx, args: &[String]) -> i32 {
 }
 
 /// A key code as `input keyevent` takes it (a number, or a name with or without KEYCODE_), as
-/// far as the screen's power goes. KEYCODE_WAKEUP and KEYCODE_SLEEP came with API 20.
+/// far as the screen's power and lock go. KEYCODE_WAKEUP and KEYCODE_SLEEP came with API 20.
 fn key_of(key: &str, sdk: u32) -> Key {
     let name = key.strip_prefix("KEYCODE_").unwrap_or(key);
     match name {
         "26" | "POWER" => Key::Power,
         "224" | "WAKEUP" if sdk >= 20 => Key::Wakeup,
         "223" | "SLEEP" if sdk >= 20 => Key::Sleep,
+        "82" | "MENU" => Key::Menu,
         _ => Key::Other,
     }
 }

@@ -709,6 +709,48 @@ fn dumpsys(ctx: &mut Ctx, args: &[String]) -> i32 {
             );
             0
         }
+        // The window manager's policy, as far as the lock screen goes, in the version's own
+        // fields (`phone::parse_keyguard` lists them).
+        Some("window") => {
+            let (device, sdk) = (ctx.device, ctx.device.model().sdk());
+            let showing = device.game().keyguard_showing(device.now());
+            let _ = writeln!(
+                ctx.out,
+                "WINDOW MANAGER POLICY STATE (dumpsys window policy)"
+            );
+            let _ = writeln!(
+                ctx.out,
+                "    mSafeMode=false mSystemReady=true mSystemBooted=true"
+            );
+            // Each model prints its version's fields: Android 4.4 the old one; 5.1 the old
+            // one, false (the keyguard is drawn in the status bar from Android 5), and the
+            // status bar's; 13 the keyguard service's. Where each field starts and stops
+            // between those versions is not modelled with care.
+            if sdk < 24 {
+                let old = showing && sdk < 21;
+                let _ = writeln!(
+                    ctx.out,
+                    "    mShowingLockscreen={old} mShowingDream=false mDreamingLockscreen={old}"
+                );
+            }
+            if (21..29).contains(&sdk) {
+                let _ = writeln!(ctx.out, "    mStatusBar=Window{{3f2a1c u0 StatusBar}}");
+                let _ = write!(ctx.out, "    isStatusBarKeyguard={showing}");
+                let _ = writeln!(
+                    ctx.out,
+                    "    mNavigationBar=Window{{2b9e0d u0 NavigationBar}}"
+                );
+            }
+            if sdk >= 26 {
+                let _ = writeln!(
+                    ctx.out,
+                    "    KeyguardServiceDelegate\n      showing={showing}\n      \
+                     inputRestricted={showing}\n      occluded=false"
+                );
+            }
+            let _ = writeln!(ctx.out, "    mTopIsFullscreen=true");
+            0
+        }
         // Services this phone does not have print nothing, as dumpsys does for an unknown one
         // (but for a line on stderr).
         Some(service) => {
@@ -716,7 +758,10 @@ fn dumpsys(ctx: &mut Ctx, args: &[String]) -> i32 {
             0
         }
         None => {
-            let _ = writeln!(ctx.err, "dumpsys: name a service (this phone has: power)");
+            let _ = writeln!(
+                ctx.err,
+                "dumpsys: name a service (this phone has: power, window)"
+            );
             1
         }
     }
@@ -732,6 +777,12 @@ fn wm(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
         Some("density") if args.len() == 1 => {
             let _ = writeln!(ctx.out, "Physical density: {}", model.density());
+            0
+        }
+        // From Android 7 (`wm` had no such command before).
+        Some("dismiss-keyguard") if model.sdk() >= 24 => {
+            let device = ctx.device;
+            device.game().dismiss_keyguard(device.now());
             0
         }
         _ => {
@@ -908,7 +959,7 @@ fn crlf(bytes: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::sim::device::SimConfig;
-    use crate::sim::game::{GameConfig, Key};
+    use crate::sim::game::{GameConfig, Key, ScreenLock};
     use std::sync::Arc;
     use std::time::Duration;
 
@@ -1065,6 +1116,47 @@ mod tests {
             let report = device.report();
             assert_eq!(report.screen_offs, 2);
             assert_eq!(report.screen_ons, 1 + u32::from(model.sdk() >= 20));
+        }
+    }
+
+    #[test]
+    fn a_lock_screen_shows_after_the_screen_went_off_and_only_one_without_a_secret_goes() {
+        for model in Model::ALL {
+            for lock in [ScreenLock::None, ScreenLock::Swipe, ScreenLock::Pin] {
+                let device = Device::new(SimConfig {
+                    model,
+                    game: GameConfig {
+                        screen_lock: lock,
+                        ..GameConfig::default()
+                    },
+                    ..SimConfig::default()
+                });
+                let keyguard = || {
+                    let (out, _, status) = run_on(&device, "dumpsys window policy");
+                    assert_eq!(status, 0);
+                    crate::phone::parse_keyguard(&out)
+                };
+                let case = format!("{model:?} {lock:?}");
+                assert_eq!(keyguard(), Some(false), "{case}");
+                device.key(Key::Power);
+                device.key(Key::Power);
+                let locked = lock != ScreenLock::None;
+                assert_eq!(keyguard(), Some(locked), "{case}");
+                // The lock screen takes the touch: the game sees none, the screen stays on.
+                let before = device.report().touches_while_locked;
+                run_on(&device, "input tap 400 600");
+                let taken = device.report().touches_while_locked - before;
+                assert_eq!(taken, if locked { 2 } else { 0 }, "{case}");
+                // `wm dismiss-keyguard` from Android 7; MENU on every version.
+                let (_, err, _) = run_on(&device, "wm dismiss-keyguard");
+                assert_eq!(err.contains("usage"), model.sdk() < 24, "{case}: {err}");
+                let dismissed = model.sdk() >= 24 && lock == ScreenLock::Swipe;
+                assert_eq!(keyguard(), Some(locked && !dismissed), "{case}");
+                run_on(&device, "input keyevent KEYCODE_MENU");
+                assert_eq!(keyguard(), Some(lock == ScreenLock::Pin), "{case}");
+                let unlocks = device.report().unlocks;
+                assert_eq!(unlocks, u32::from(lock == ScreenLock::Swipe), "{case}");
+            }
         }
     }
 
