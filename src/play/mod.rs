@@ -56,6 +56,10 @@ pub enum PlayError {
     /// The caller's stop signal ended the wait.
     #[error("stopped before a board was seen")]
     Stopped,
+    /// A lock screen covers the game and could not be dismissed: nothing can be played (a
+    /// board typed by hand neither: every touch would land on the lock screen).
+    #[error("{}", look::LOCKED)]
+    Locked,
 }
 
 /// Why a profile's glyph strip cannot be used.
@@ -156,12 +160,7 @@ pub async fn see(
                 Lock::Dismissed => on(Event::Note(
                     "a lock screen covered the game: dismissed it".into(),
                 )),
-                Lock::Stays => {
-                    return Ok(Sight::Unsure {
-                        look: l,
-                        why: look::LOCKED.into(),
-                    });
-                }
+                Lock::Stays => return Err(PlayError::Locked),
                 Lock::None => {}
             }
             if r.woke || r.lock == Lock::Dismissed {
