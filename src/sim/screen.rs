@@ -749,6 +749,34 @@ mod tests {
     }
 
     #[test]
+    fn a_screenshot_turned_or_cut_is_no_board_in_the_profile_s_grid() {
+        // A phone turned to landscape (its launcher or lock screen follows it) gives a
+        // screenshot of another shape than its profile's; a cut one, part of the grid off it.
+        // Either may look like a board, but never one read surely: nothing is played.
+        let layout = Layout::of(Model::Nexus7);
+        let img = render(&layout, &view(Screen::Round), None);
+        let centres: [(f32, f32); 16] = std::array::from_fn(|i| layout.centre(i));
+        let grid = crate::vision::grid::Grid::from_centres(centres, layout.tile);
+        let classifier = crate::vision::glyph::Classifier::built_in();
+        assert!(crate::vision::read::read(&img, Some(&grid), &classifier).is_ok());
+        let (w, h) = img.dimensions();
+        let cut = |w: u32, h: u32| image::imageops::crop_imm(&img, 0, 0, w, h).to_image();
+        for other in [
+            image::imageops::rotate90(&img),
+            cut(w, h / 2),
+            cut(w / 2, h),
+            cut(1, 1),
+        ] {
+            let read = crate::vision::read::read(&other, Some(&grid), &classifier);
+            assert!(
+                !read.is_ok_and(|r| r.playable()),
+                "{:?} read as a board to play",
+                other.dimensions()
+            );
+        }
+    }
+
+    #[test]
     fn tiles_are_light_with_dark_ink_and_selected_tiles_stand_out() {
         let layout = Layout::of(Model::Nexus7);
         let img = render(&layout, &view(Screen::Round), None);
