@@ -632,6 +632,53 @@ fn a_lock_screen_without_a_secret_is_dismissed_and_the_rounds_played() {
 }
 
 #[test]
+fn a_round_found_behind_a_dark_or_locked_screen_is_joined_late_not_played_on_a_guess() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("daemon-behind-lock", ROUND_SECS);
+    // A round under way, on a screen gone off to a swipe lock before the daemon starts: how
+    // long the round has run cannot be seen, so it is not played; and as nothing touches
+    // the phone meanwhile, the screen goes off again during it, and the same board comes
+    // back each time it is turned on. The next round is played.
+    let phone = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig {
+            round: Duration::from_secs(ROUND_SECS),
+            auto_advance: Some(Duration::from_secs(3)),
+            screen_timeout: Some(Duration::from_secs(2)),
+            screen_lock: ScreenLock::Swipe,
+            ..GameConfig::default()
+        },
+        report: None,
+        letters: None,
+    });
+    let first = phone.device().report().board;
+    wait_until("the screen off", || {
+        !phone.device().game().screen_on(phone.device().now())
+    });
+    let history = dir.join("history.jsonl");
+    let args = rounds_on(1, &history, &phone);
+    let stdout = finished(spawn_daemon(&server, &dir, &args));
+    let joined: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("\"joined_late\""))
+        .collect();
+    assert_eq!(joined.len(), 1, "{stdout}");
+    assert!(joined[0].contains(&first), "{stdout}");
+    let (rounds, _) = history::read(&history).unwrap();
+    assert_eq!(rounds.len(), 1, "{rounds:?}");
+    assert_ne!(rounds[0].board, first);
+    let report = phone.device().report();
+    assert_eq!(report.rounds[0].words, 0, "{:?}", report.rounds);
+    // No word went in after a round's end, none was touched onto a dark or locked screen.
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert_eq!(report.rejected(), 0, "{:?}", report.strokes);
+    assert_eq!(report.touches_while_off + report.touches_while_locked, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_lock_screen_with_a_pin_is_said_once_and_never_touched() {
     let Some(server) = common::AdbServer::start() else {
         return;

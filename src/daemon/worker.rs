@@ -17,7 +17,7 @@ use super::Event;
 use super::history::{Ended, RoundRecord};
 use crate::board::Board;
 use crate::dict::Trie;
-use crate::phone::{Lock, Phone, PhoneError};
+use crate::phone::{Lock, Phone, PhoneError, Roused};
 use crate::play::look::{self, Look};
 use crate::play::{self, EnterOptions, Kept, PlannedWord, PlayError, Stop};
 use crate::profile::{Profile, Route};
@@ -163,8 +163,15 @@ impl Worker<'_> {
         let mut dimmed_since: Option<(Instant, bool)> = None;
         // When the last look that did not show the board now on screen started: the board
         // appeared after it, so the round's clock is counted from there (a lower bound: the
-        // bot would rather leave a word out than touch the results screen).
+        // bot would rather leave a word out than touch the results screen). A look at a
+        // screen gone off (black) or at a lock screen does not count: the game goes on
+        // behind it, and a round may start there unseen.
         let mut before: Option<Instant> = None;
+        // The board last played or joined late, and whether a screen of the game that is no
+        // board (results, lobby) has shown since: the same board seen again with only a
+        // dark or locked screen between is the same round, not a new one.
+        let mut last_board: Option<(Board, Bonuses)> = None;
+        let mut other_screen_since = false;
         // When Play/Next was last tapped since the last board.
         let mut advanced: Option<Instant> = None;
         // When the worker last asked whether the screen is on.
@@ -195,19 +202,29 @@ impl Worker<'_> {
                 // Results, lobby, a menu: whatever board shows next is a new round.
                 (Err(_), _) => {
                     unsure_since = None;
-                    before = Some(started);
                     // A screen gone off takes no touch and shows no board: it is turned on
                     // before anything is tapped, and looked at again at once.
-                    let every = if look::black(&l.image) {
+                    let black = look::black(&l.image);
+                    let every = if black {
                         POWER_CHECK_BLACK
                     } else {
                         POWER_CHECK
                     };
+                    let mut roused = Roused::default();
                     if power_checked.is_none_or(|t| t.elapsed() >= every) {
                         power_checked = Some(Instant::now());
-                        if self.rouse(&mut locks).await? {
-                            continue;
-                        }
+                        roused = self.rouse(&mut locks).await?;
+                    }
+                    if black || roused.lock != Lock::None || locks.showing() {
+                        // Before any look has shown the game, a board that shows once it
+                        // is on and unlocked is one whose clock is unknown (joined late).
+                        first_look |= was_first;
+                    } else {
+                        before = Some(started);
+                        other_screen_since = true;
+                    }
+                    if roused.woke || roused.lock == Lock::Dismissed {
+                        continue;
                     }
                     // A tap on a lock screen would land on it (a notification, the camera).
                     if !locks.showing() && advanced.is_none_or(|t| t.elapsed() >= ADVANCE_AGAIN) {
@@ -220,6 +237,7 @@ impl Worker<'_> {
                 (Ok(r), None) if r.dimmed() => {
                     unsure_since = None;
                     before = Some(started);
+                    other_screen_since = true;
                     let (since, said) = dimmed_since.get_or_insert((started, false));
                     if !*said && since.elapsed() >= DIMMED_PATIENCE {
                         *said = true;
@@ -240,7 +258,16 @@ impl Worker<'_> {
                 (Ok(_), Some(board)) => {
                     unsure_since = None;
                     advanced = None;
-                    if was_first {
+                    // The board last played, back after the screen was off or locked: the
+                    // same round (its clock long counted), not a new one to play again.
+                    let again = !other_screen_since && last_board.as_ref() == Some(&board);
+                    if again {
+                        tracing::info!(
+                            "{}: board {} again: the same round",
+                            self.serial(),
+                            board.0
+                        );
+                    } else if was_first {
                         let resume = memory
                             .interrupted
                             .take()
@@ -257,6 +284,8 @@ impl Worker<'_> {
                         let shown = before.unwrap_or(started);
                         self.play(&board, shown, &l.image, memory).await?;
                     }
+                    last_board = Some(board);
+                    other_screen_since = false;
                     if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
                         return Ok(());
                     }
@@ -279,9 +308,8 @@ impl Worker<'_> {
     }
 
     /// Turns the screen on if it has gone off, and dismisses a lock screen without a secret
-    /// (`Phone::rouse`), saying what it did; true if the screen changed, to be looked at
-    /// again at once.
-    async fn rouse(&self, locks: &mut look::Locks) -> Result<bool, PlayError> {
+    /// (`Phone::rouse`), saying what it did.
+    async fn rouse(&self, locks: &mut look::Locks) -> Result<Roused, PlayError> {
         let unlock = locks.unlock_now();
         let r = self.phone.rouse(unlock).await?;
         if r.woke {
@@ -299,7 +327,7 @@ impl Worker<'_> {
                 serial: self.serial(),
             });
         }
-        Ok(r.woke || r.lock == Lock::Dismissed)
+        Ok(r)
     }
 
     /// Taps the profile's Play/Next button, if it has one: only while no board shows (the
@@ -563,6 +591,9 @@ impl Worker<'_> {
             let started = Instant::now();
             let l = self.look(grid, classifier).await?;
             match (&l.reading, board) {
+                // A screen gone off hides when the board went: it was there at the last look
+                // that showed it, and the next round cannot have started before.
+                (Err(_), _) if look::black(&l.image) => return Ok(previous),
                 (Err(_), _) => return Ok(started),
                 (Ok(_), Some(b)) if sure_board(&l).is_some_and(|now| now != *b) => {
                     return Ok(previous);
