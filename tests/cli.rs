@@ -709,6 +709,60 @@ fn play_dismisses_a_lock_screen_without_a_secret_and_stops_at_a_pin() {
 }
 
 #[test]
+fn play_watch_counts_the_clock_of_a_round_that_began_behind_a_dark_screen() {
+    use scramblebot::Board;
+    use scramblebot::sim::game::{GameConfig, Key, ScreenLock};
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    // Android 4.4 in the lobby; the round starts by itself at 5 s. Its owner turns the
+    // screen off at 4.8 s, to a swipe lock: the round begins behind it, unseen.
+    let phone = common::start_with(SimConfig {
+        model: Model::Small,
+        game: GameConfig {
+            board: Some(Board::parse("cape/rwjq/xzvk/oybf").unwrap()),
+            lobby: true,
+            auto_advance: Some(std::time::Duration::from_secs(5)),
+            screen_lock: ScreenLock::Swipe,
+            ..GameConfig::default()
+        },
+        report: None,
+        letters: None,
+    });
+    let addr = phone.addr().to_string();
+    let args = ["--device", "small", "--connect", &addr, "--watch"];
+    let play = play_command(&server, &args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while phone.device().now() < std::time::Duration::from_millis(4800) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(
+        phone.device().report().screenshots > 0,
+        "play --watch never looked"
+    );
+    phone.device().key(Key::Power);
+    let out = play.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // Counted from the last look at the lobby, before the screen went dark.
+    let ago: f64 = stderr
+        .split("the round's clock is counted from ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|secs| secs.parse().ok())
+        .unwrap_or_else(|| panic!("no word of the dark screen: {stderr}"));
+    assert!((0.2..5.0).contains(&ago), "{ago} s: {stderr}");
+    let report = phone.device().report();
+    assert_eq!(report.unlocks, 1, "{report:?}");
+    assert!(report.violations.is_empty(), "{report:?}");
+    assert_eq!(report.rejected(), 0, "{report:?}");
+}
+
+#[test]
 fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     use scramblebot::Board;
     use scramblebot::sim::game::{Action, GameConfig, Route};

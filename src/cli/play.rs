@@ -83,6 +83,19 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             Some(board) => Seen::typed(board),
             None => see_or_ask(&phone, &profile, args.watch, &args.round, stop.clone()).await?,
         };
+        // A board that came up while the screen was dark or locked: the round began at a
+        // time no look saw, after the last look that showed the game.
+        let time_left = time_left.or_else(|| {
+            let since = seen.behind?.elapsed();
+            let round = std::time::Duration::from_secs_f64(profile.rules().round_secs);
+            if args.round.talk() {
+                eprintln!(
+                    "the board came up while the screen was dark or locked: the round's clock is counted from {:.1} s ago",
+                    since.as_secs_f64()
+                );
+            }
+            Some(round.saturating_sub(since))
+        });
         let opts = EnterOptions {
             route: args.round.route.map(Into::into),
             time_left,
@@ -272,5 +285,6 @@ pub(super) async fn see_or_ask(
         board,
         bonuses,
         source: BoardSource::ScreenTyped,
+        behind: None,
     })
 }

@@ -129,16 +129,21 @@ pub async fn watch(
     classifier: &Classifier,
     w: Watch,
     mut seen: impl FnMut(&Look),
-) -> Result<Look, PhoneError> {
+) -> Result<Watched, PhoneError> {
     let mut unsure_since: Option<Instant> = None;
     let mut power_checked: Option<Instant> = None;
     let mut locks = Locks::default();
+    // The start of the last look that showed the game without a board (or of the watch),
+    // and whether the screen was dark or locked since.
+    let mut game_seen = Instant::now();
+    let mut hidden = false;
     loop {
         let started = Instant::now();
         let l = look(phone, grid, classifier).await?;
         seen(&l);
         if l.sure().is_some() {
-            return Ok(l);
+            let behind = hidden.then_some(game_seen);
+            return Ok(Watched { look: l, behind });
         }
         // A screen that is no board may be one gone off (its timeout: black), or a lock
         // screen: no round shows there, and no touch reaches the game, until it is turned on
@@ -157,22 +162,44 @@ pub async fn watch(
             if locks.record(r.lock, unlock) {
                 tracing::warn!("{LOCKED}");
             }
+            if r.woke || r.lock != Lock::None {
+                hidden = true;
+            }
             if r.woke || r.lock == Lock::Dismissed {
                 continue;
             }
+        }
+        if l.reading.is_err() && (black(&l.image) || locks.showing()) {
+            hidden = true;
+        } else if l.reading.as_ref().is_ok_and(|r| !r.dimmed()) {
+            // A board not read surely yet: neither the game without a board nor hidden.
+        } else {
+            game_seen = started;
+            hidden = false;
         }
         // A dimmed board (an overlay before the round) is waited out like any screen that
         // is not a board: it is the game's to lift, and it does.
         if l.reading.as_ref().is_ok_and(|r| !r.dimmed()) {
             let since = *unsure_since.get_or_insert(started);
             if since.elapsed() >= w.patience {
-                return Ok(l);
+                return Ok(Watched {
+                    look: l,
+                    behind: None,
+                });
             }
         } else {
             unsure_since = None;
         }
         tokio::time::sleep_until(started + w.every).await;
     }
+}
+
+/// What `watch` returns: the look, and when the board may have come up behind a dark or
+/// locked screen, the start of the last look before that showed the game without a board (or
+/// of the watch): the round began after it, at a time no look saw.
+pub struct Watched {
+    pub look: Look,
+    pub behind: Option<Instant>,
 }
 
 /// What is said of a lock screen that stays.

@@ -101,6 +101,9 @@ pub struct Seen {
     pub board: Board,
     pub bonuses: Bonuses,
     pub source: BoardSource,
+    /// The board came up while the screen was dark or locked, some time after this: the
+    /// round's clock is counted from here (`None`: it came up in sight, or was typed).
+    pub behind: Option<std::time::Instant>,
 }
 
 impl Seen {
@@ -109,6 +112,7 @@ impl Seen {
             board,
             bonuses: Bonuses::none(),
             source: BoardSource::Typed,
+            behind: None,
         }
     }
 
@@ -137,16 +141,19 @@ pub async fn see(
 ) -> Result<Sight, PlayError> {
     let grid = Grid::from_centres(*profile.centres(), profile.tile());
     let classifier = classifier_for(Some(profile))?;
+    let mut behind = None;
     let l = if watch {
         let mut n = 0;
         let waiting = look::watch(phone, &grid, &classifier, Watch::default(), |look| {
             n += 1;
             on(Event::Waiting { n, look });
         });
-        tokio::select! {
-            l = waiting => l?,
+        let watched = tokio::select! {
+            w = waiting => w?,
             _ = stop.wait_for(|s| *s) => return Err(PlayError::Stopped),
-        }
+        };
+        behind = watched.behind.map(tokio::time::Instant::into_std);
+        watched.look
     } else {
         let l = look::look(phone, &grid, &classifier).await?;
         // No board: the screen may have gone off (its timeout), or a lock screen cover the
@@ -182,6 +189,7 @@ pub async fn see(
             board: r.board(),
             bonuses: r.bonuses(),
             source: BoardSource::Screen,
+            behind,
         };
         return Ok(Sight::Sure { seen, look: l });
     }
