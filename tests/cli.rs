@@ -572,6 +572,28 @@ fn play_refuses_bad_input_before_connecting() {
     }
 }
 
+/// A virtual Android 4.4 phone in the lobby, its round on CAPE/RWJQ/XZVK/OYBF starting by
+/// itself `advance_secs` after it starts, `tweak` changing the rest.
+fn small_in_lobby(
+    advance_secs: u64,
+    tweak: impl FnOnce(&mut scramblebot::sim::game::GameConfig),
+) -> scramblebot::sim::Sim {
+    use scramblebot::sim::{Model, SimConfig};
+    let mut game = scramblebot::sim::game::GameConfig {
+        board: Some(scramblebot::Board::parse("cape/rwjq/xzvk/oybf").unwrap()),
+        lobby: true,
+        auto_advance: Some(std::time::Duration::from_secs(advance_secs)),
+        ..Default::default()
+    };
+    tweak(&mut game);
+    common::start_with(SimConfig {
+        model: Model::Small,
+        game,
+        report: None,
+        letters: None,
+    })
+}
+
 #[test]
 fn play_watch_turns_on_a_screen_gone_off_and_plays_the_round() {
     use scramblebot::Board;
@@ -582,17 +604,8 @@ fn play_watch_turns_on_a_screen_gone_off_and_plays_the_round() {
     };
     // Android 4.4 (no KEYCODE_WAKEUP: POWER turns the screen on). The screen goes off 1 s
     // after start, in the lobby; the round starts by itself at 3 s, under a black screen.
-    let phone = common::start_with(SimConfig {
-        model: Model::Small,
-        game: GameConfig {
-            board: Some(Board::parse("cape/rwjq/xzvk/oybf").unwrap()),
-            lobby: true,
-            auto_advance: Some(std::time::Duration::from_secs(3)),
-            screen_timeout: Some(std::time::Duration::from_secs(1)),
-            ..GameConfig::default()
-        },
-        report: None,
-        letters: None,
+    let phone = small_in_lobby(3, |g| {
+        g.screen_timeout = Some(std::time::Duration::from_secs(1));
     });
     let addr = phone.addr().to_string();
     let args = ["--device", "small", "--connect", &addr, "--watch", "--json"];
@@ -710,26 +723,13 @@ fn play_dismisses_a_lock_screen_without_a_secret_and_stops_at_a_pin() {
 
 #[test]
 fn play_watch_counts_the_clock_of_a_round_that_began_behind_a_dark_screen() {
-    use scramblebot::Board;
-    use scramblebot::sim::game::{GameConfig, Key, ScreenLock};
-    use scramblebot::sim::{Model, SimConfig};
+    use scramblebot::sim::game::{Key, ScreenLock};
     let Some(server) = common::AdbServer::start() else {
         return;
     };
     // Android 4.4 in the lobby; the round starts by itself at 5 s. Its owner turns the
     // screen off at 4.8 s, to a swipe lock: the round begins behind it, unseen.
-    let phone = common::start_with(SimConfig {
-        model: Model::Small,
-        game: GameConfig {
-            board: Some(Board::parse("cape/rwjq/xzvk/oybf").unwrap()),
-            lobby: true,
-            auto_advance: Some(std::time::Duration::from_secs(5)),
-            screen_lock: ScreenLock::Swipe,
-            ..GameConfig::default()
-        },
-        report: None,
-        letters: None,
-    });
+    let phone = small_in_lobby(5, |g| g.screen_lock = ScreenLock::Swipe);
     let addr = phone.addr().to_string();
     let args = ["--device", "small", "--connect", &addr, "--watch"];
     let play = play_command(&server, &args)
