@@ -1,11 +1,13 @@
 //! One phone's worker: round after round, it waits for a board on the screen, reads it (a
 //! board not read surely is never played: its screenshot is saved and the round skipped),
 //! solves it, enters the words, and waits for the board to go before looking for the next.
-//! A board counts as new when its letters or bonuses differ, or a screen that is not a board
-//! (results, lobby) was seen since the last one. A board already showing when the worker
-//! starts is joined only when it is the round the worker was playing when its phone went
-//! away (the clock is known then); otherwise the worker waits for the next round, as it
-//! cannot know how much time is left.
+//! A board counts as new when its letters or bonuses differ, or a screen of the game that is
+//! not a board (results, lobby) was seen since the last one: a screen gone off or a lock
+//! screen does not count, as the game goes on unseen behind it. A board already showing when
+//! the worker starts (or first seen once the screen is on and unlocked) is joined only when
+//! it is the round the worker was playing when its phone went away (the clock is known
+//! then); otherwise the worker waits for the next round, as it cannot know how much time is
+//! left.
 
 use std::path::PathBuf;
 use std::time::Duration;
