@@ -873,7 +873,7 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
 #[test]
 fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() {
     use scramblebot::Board;
-    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::game::{GameConfig, Key, ScreenLock};
     use scramblebot::sim::{Model, SimConfig};
     let Some(server) = common::AdbServer::start() else {
         return;
@@ -890,15 +890,19 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         (Model::Pixel, "mild/exqf/gkzh/vnyu"),
         (Model::Small, "cape/rwjq/xzvk/oybf"),
     ] {
+        // The phone's screen has gone off, to a swipe lock: calibrate turns it on and
+        // dismisses the lock (MENU on Android 4.4 and 5.1, `wm dismiss-keyguard` on 13).
         let phone = common::start_with(SimConfig {
             model,
             game: GameConfig {
                 board: Some(Board::parse(board).unwrap()),
+                screen_lock: ScreenLock::Swipe,
                 ..GameConfig::default()
             },
             report: None,
             letters: None,
         });
+        phone.device().key(Key::Power);
         let addr = phone.addr().to_string();
         let name = format!("new-{}", model.name());
         let out = run(&["calibrate", "--name", &name, "--connect", &addr]);
@@ -912,6 +916,8 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         let profile = scramblebot::profile::Profile::load(&toml).expect("a valid profile");
         assert_eq!((overlay.width(), overlay.height()), profile.screen());
         assert!(phone.device().game().strokes().is_empty(), "{what}");
+        assert!(said.contains("dismissed it"), "{said}");
+        assert_eq!(phone.device().report().unlocks, 1, "{what}");
         // Calibrating touches nothing; playing with the new profile (found in ./devices)
         // enters every word of the board read on the screen.
         let out = run(&["play", "--device", &name, "-s", &addr, "--json"]);

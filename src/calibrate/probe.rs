@@ -7,7 +7,7 @@ use std::time::Duration;
 use image::RgbaImage;
 
 use crate::phone::sendevent::{Panel, parse_getevent};
-use crate::phone::{Phone, PhoneError};
+use crate::phone::{Lock, Phone, PhoneError};
 use crate::play::Injector;
 use crate::profile::{Point, Route};
 
@@ -22,6 +22,9 @@ pub enum ProbeError {
         shot.0, shot.1, wm.0, wm.1
     )]
     NotPortrait { shot: (u32, u32), wm: (u32, u32) },
+    /// A lock screen covers the game and could not be dismissed.
+    #[error("{}", crate::play::look::LOCKED)]
+    Locked,
     /// A tap was asked for, and `getevent -p` lists no touchscreen to read it from.
     #[error("`getevent -p` lists no touchscreen, so a tap cannot be read")]
     NoTouchscreen,
@@ -85,6 +88,16 @@ pub async fn probe(
         "from {} ({}, sdk {}, wm size {}x{})",
         phone.serial, phone.model, phone.sdk, phone.screen.0, phone.screen.1
     )];
+    // A screen gone off shows black, a lock screen no round: the game is brought back first.
+    let roused = phone.rouse(true).await?;
+    if roused.woke {
+        about.push("the screen was off: turned it on".into());
+    }
+    match roused.lock {
+        Lock::Dismissed => about.push("a lock screen covered the game: dismissed it".into()),
+        Lock::Stays => return Err(ProbeError::Locked),
+        Lock::None => {}
+    }
     let screenshot = phone.screenshot().await?;
     if screenshot.dimensions() != phone.screen {
         return Err(ProbeError::NotPortrait {
