@@ -90,13 +90,9 @@ pub async fn probe(
     )];
     // A screen gone off shows black, a lock screen no round: the game is brought back first.
     let roused = phone.rouse(true).await?;
-    if roused.woke {
-        about.push("the screen was off: turned it on".into());
-    }
-    match roused.lock {
-        Lock::Dismissed => about.push("a lock screen covered the game: dismissed it".into()),
-        Lock::Stays => return Err(ProbeError::Locked),
-        Lock::None => {}
+    about.extend(roused.lines().map(String::from));
+    if roused.lock == Lock::Stays {
+        return Err(ProbeError::Locked);
     }
     let screenshot = phone.screenshot().await?;
     if screenshot.dimensions() != phone.screen {

@@ -19,7 +19,7 @@ use super::Event;
 use super::history::{Ended, RoundRecord};
 use crate::board::Board;
 use crate::dict::Trie;
-use crate::phone::{Lock, Phone, PhoneError, Roused};
+use crate::phone::{Lock, Phone, PhoneError};
 use crate::play::look::{self, Look};
 use crate::play::{self, EnterOptions, Kept, PlannedWord, PlayError, Stop};
 use crate::profile::{Profile, Route};
@@ -40,13 +40,6 @@ const UNSURE_PATIENCE: Duration = Duration::from_secs(2);
 /// A board dimmed this long is more than a toast before the round ("Get ready!" lasts a few
 /// seconds): the worker says so once, with the screen, and keeps waiting.
 const DIMMED_PATIENCE: Duration = Duration::from_secs(10);
-
-/// How often, while no board shows, the worker asks whether the screen has gone off (its
-/// timeout passes between rounds, when nothing touches it) or a lock screen covers the game:
-/// at most once a second while the screen is black, every 10 s otherwise (each question is a
-/// whole shell command).
-const POWER_CHECK_BLACK: Duration = Duration::from_secs(1);
-const POWER_CHECK: Duration = Duration::from_secs(10);
 
 /// How a worker plays.
 #[derive(Clone, Debug)]
@@ -176,10 +169,8 @@ impl Worker<'_> {
         let mut other_screen_since = false;
         // When Play/Next was last tapped since the last board.
         let mut advanced: Option<Instant> = None;
-        // When the worker last asked whether the screen is on.
-        let mut power_checked: Option<Instant> = None;
-        // A lock screen the worker could not dismiss.
-        let mut locks = look::Locks::default();
+        // Whether the screen has gone off or a lock screen covers the game.
+        let mut sentry = look::Sentry::default();
         loop {
             if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
                 return Ok(());
@@ -204,20 +195,12 @@ impl Worker<'_> {
                 // Results, lobby, a menu: whatever board shows next is a new round.
                 (Err(_), _) => {
                     unsure_since = None;
-                    // A screen gone off takes no touch and shows no board: it is turned on
-                    // before anything is tapped, and looked at again at once.
-                    let black = look::black(&l.image);
-                    let every = if black {
-                        POWER_CHECK_BLACK
-                    } else {
-                        POWER_CHECK
-                    };
-                    let mut roused = Roused::default();
-                    if power_checked.is_none_or(|t| t.elapsed() >= every) {
-                        power_checked = Some(Instant::now());
-                        roused = self.rouse(&mut locks).await?;
-                    }
-                    if black || roused.lock != Lock::None || locks.showing() {
+                    // A screen gone off takes no touch and shows no board, nor does a lock
+                    // screen: the screen is turned on and unlocked before anything is tapped,
+                    // and looked at again at once.
+                    let sight = sentry.look_after(self.phone, &l).await?;
+                    self.say(&sight);
+                    if sight.hidden {
                         // Before any look has shown the game, a board that shows once it
                         // is on and unlocked is one whose clock is unknown (joined late).
                         first_look |= was_first;
@@ -225,11 +208,11 @@ impl Worker<'_> {
                         before = Some(started);
                         other_screen_since = true;
                     }
-                    if roused.woke || roused.lock == Lock::Dismissed {
+                    if sight.roused.changed() {
                         continue;
                     }
                     // A tap on a lock screen would land on it (a notification, the camera).
-                    if !locks.showing() && advanced.is_none_or(|t| t.elapsed() >= ADVANCE_AGAIN) {
+                    if !sentry.locked() && advanced.is_none_or(|t| t.elapsed() >= ADVANCE_AGAIN) {
                         self.advance().await?;
                         advanced = Some(Instant::now());
                     }
@@ -309,27 +292,23 @@ impl Worker<'_> {
         }
     }
 
-    /// Turns the screen on if it has gone off, and dismisses a lock screen without a secret
-    /// (`Phone::rouse`), saying what it did.
-    async fn rouse(&self, locks: &mut look::Locks) -> Result<Roused, PlayError> {
-        let unlock = locks.unlock_now();
-        let r = self.phone.rouse(unlock).await?;
-        if r.woke {
+    /// Says what the sentry did: the screen turned on, a lock screen dismissed, or one
+    /// that stays.
+    fn say(&self, sight: &look::Sighting) {
+        let serial = self.serial();
+        if sight.roused.woke {
             self.emit(Event::Woke {
-                serial: self.serial(),
+                serial: serial.clone(),
             });
         }
-        if r.lock == Lock::Dismissed {
+        if sight.roused.lock == Lock::Dismissed {
             self.emit(Event::Unlocked {
-                serial: self.serial(),
+                serial: serial.clone(),
             });
         }
-        if locks.record(r.lock, unlock) {
-            self.emit(Event::Locked {
-                serial: self.serial(),
-            });
+        if sight.newly_locked {
+            self.emit(Event::Locked { serial });
         }
-        Ok(r)
     }
 
     /// Taps the profile's Play/Next button, if it has one: only while no board shows (the

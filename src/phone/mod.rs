@@ -600,6 +600,24 @@ pub struct Roused {
     pub lock: Lock,
 }
 
+impl Roused {
+    /// The screen was turned on or a lock screen dismissed: what shows has changed.
+    pub fn changed(&self) -> bool {
+        self.woke || self.lock == Lock::Dismissed
+    }
+
+    /// What was done, a line each for a person.
+    pub fn lines(&self) -> impl Iterator<Item = &'static str> {
+        [
+            self.woke.then_some("the screen was off: turned it on"),
+            (self.lock == Lock::Dismissed)
+                .then_some("a lock screen covered the game: dismissed it"),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
 /// A lock screen, as `Phone::rouse` left it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub enum Lock {

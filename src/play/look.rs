@@ -7,7 +7,7 @@ use std::time::Duration;
 use image::RgbaImage;
 use tokio::time::Instant;
 
-use crate::phone::{Lock, Phone, PhoneError};
+use crate::phone::{Lock, Phone, PhoneError, Roused};
 use crate::vision::glyph::Classifier;
 use crate::vision::grid::Grid;
 use crate::vision::read::{self, NotABoard, Reading};
@@ -131,8 +131,7 @@ pub async fn watch(
     mut seen: impl FnMut(&Look),
 ) -> Result<Watched, PhoneError> {
     let mut unsure_since: Option<Instant> = None;
-    let mut power_checked: Option<Instant> = None;
-    let mut locks = Locks::default();
+    let mut sentry = Sentry::default();
     // The start of the last look that showed the game without a board (or of the watch),
     // and whether the screen was dark or locked since.
     let mut game_seen = Instant::now();
@@ -145,31 +144,23 @@ pub async fn watch(
             let behind = hidden.then_some(game_seen);
             return Ok(Watched { look: l, behind });
         }
-        // A screen that is no board may be one gone off (its timeout: black), or a lock
-        // screen: no round shows there, and no touch reaches the game, until it is turned on
-        // and unlocked. Asked within a second of a black screen, every 10 s otherwise.
-        let every = Duration::from_secs(if black(&l.image) { 1 } else { 10 });
-        if l.reading.is_err() && power_checked.is_none_or(|t| t.elapsed() >= every) {
-            power_checked = Some(Instant::now());
-            let unlock = locks.unlock_now();
-            let r = phone.rouse(unlock).await?;
-            if r.woke {
-                tracing::info!("the screen had gone off: turned it on");
+        // Whether this look showed no game (black, or a lock screen).
+        let mut dark = false;
+        if l.reading.is_err() {
+            let sight = sentry.look_after(phone, &l).await?;
+            for line in sight.roused.lines() {
+                tracing::info!("{line}");
             }
-            if r.lock == Lock::Dismissed {
-                tracing::info!("a lock screen covered the game: dismissed it");
-            }
-            if locks.record(r.lock, unlock) {
+            if sight.newly_locked {
                 tracing::warn!("{LOCKED}");
             }
-            if r.woke || r.lock != Lock::None {
+            if sight.roused.changed() {
                 hidden = true;
-            }
-            if r.woke || r.lock == Lock::Dismissed {
                 continue;
             }
+            dark = sight.hidden;
         }
-        if l.reading.is_err() && (black(&l.image) || locks.showing()) {
+        if dark {
             hidden = true;
         } else if l.reading.as_ref().is_ok_and(|r| !r.dimmed()) {
             // A board not read surely yet: neither the game without a board nor hidden.
@@ -212,36 +203,62 @@ pub const LOCKED: &str = "the phone's lock screen covers the game and cannot be 
 /// keeps the screen on, so not often).
 const UNLOCK_AGAIN: Duration = Duration::from_secs(300);
 
-/// A lock screen that stays, across looks: tried again only after `UNLOCK_AGAIN`, and said
-/// once, until none shows.
+/// How often, while no board shows, the sentry asks whether the screen has gone off (its
+/// timeout passes between rounds, when nothing touches it) or a lock screen covers the game:
+/// at most once a second while the screen is black, every 10 s otherwise (each question is a
+/// whole shell command).
+const CHECK_BLACK: Duration = Duration::from_secs(1);
+const CHECK: Duration = Duration::from_secs(10);
+
+/// Keeps the game in sight while no board shows, for the daemon's worker and `watch`: asks
+/// whether the screen has gone off or a lock screen covers the game, turns it on and
+/// dismisses a lock without a secret (`Phone::rouse`), and keeps a lock that stays from being
+/// tried again before `UNLOCK_AGAIN` or said twice.
 #[derive(Debug, Default)]
-pub struct Locks {
-    /// When the lock screen that stays was last tried; `None` while none shows.
+pub struct Sentry {
+    /// When the phone was last asked.
+    checked: Option<Instant>,
+    /// When a lock screen that stays was last tried; `None` while none shows.
     tried: Option<Instant>,
 }
 
-impl Locks {
-    /// Whether to try to dismiss one now.
-    pub fn unlock_now(&self) -> bool {
-        self.tried.is_none_or(|t| t.elapsed() >= UNLOCK_AGAIN)
+/// What `Sentry::look_after` found.
+#[derive(Debug, Default)]
+pub struct Sighting {
+    /// What was done (nothing when it was not time to ask).
+    pub roused: Roused,
+    /// A lock screen that stays showed, and had not before: to be said once.
+    pub newly_locked: bool,
+    /// The look showed no game: the screen was black, or a lock screen covered it. The game
+    /// goes on behind, and a round may start there unseen.
+    pub hidden: bool,
+}
+
+impl Sentry {
+    /// After `l`, a look that showed no board: asks the phone if it is time to, and acts.
+    pub async fn look_after(&mut self, phone: &Phone, l: &Look) -> Result<Sighting, PhoneError> {
+        let black = black(&l.image);
+        let every = if black { CHECK_BLACK } else { CHECK };
+        let mut sight = Sighting::default();
+        if self.checked.is_none_or(|t| t.elapsed() >= every) {
+            self.checked = Some(Instant::now());
+            let unlock = self.tried.is_none_or(|t| t.elapsed() >= UNLOCK_AGAIN);
+            sight.roused = phone.rouse(unlock).await?;
+            if sight.roused.lock == Lock::Stays {
+                sight.newly_locked = self.tried.is_none();
+                if unlock || sight.newly_locked {
+                    self.tried = Some(Instant::now());
+                }
+            } else {
+                self.tried = None;
+            }
+        }
+        sight.hidden = black || sight.roused.lock != Lock::None || self.locked();
+        Ok(sight)
     }
 
-    /// Records what `Phone::rouse(tried)` left; true when a lock screen that stays is new
-    /// (to be said).
-    pub fn record(&mut self, lock: Lock, tried: bool) -> bool {
-        if lock != Lock::Stays {
-            self.tried = None;
-            return false;
-        }
-        let new = self.tried.is_none();
-        if tried || new {
-            self.tried = Some(Instant::now());
-        }
-        new
-    }
-
-    /// Whether a lock screen that stays showed at the last question.
-    pub fn showing(&self) -> bool {
+    /// Whether a lock screen that stays showed when the phone was last asked.
+    pub fn locked(&self) -> bool {
         self.tried.is_some()
     }
 }

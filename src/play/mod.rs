@@ -160,17 +160,13 @@ pub async fn see(
         // game. Turned on and unlocked, it is looked at again.
         if l.reading.is_err() {
             let r = phone.rouse(true).await?;
-            if r.woke {
-                on(Event::Note("the screen was off: turned it on".into()));
+            for line in r.lines() {
+                on(Event::Note(line.into()));
             }
-            match r.lock {
-                Lock::Dismissed => on(Event::Note(
-                    "a lock screen covered the game: dismissed it".into(),
-                )),
-                Lock::Stays => return Err(PlayError::Locked),
-                Lock::None => {}
+            if r.lock == Lock::Stays {
+                return Err(PlayError::Locked);
             }
-            if r.woke || r.lock == Lock::Dismissed {
+            if r.changed() {
                 look::look(phone, &grid, &classifier).await?
             } else {
                 l

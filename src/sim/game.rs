@@ -553,18 +553,16 @@ impl Game {
     }
 
     /// `wm dismiss-keyguard` (and MENU): the lock screen goes if it has no secret and the
-    /// screen is on; a PIN's stays. True if it went.
-    pub fn dismiss_keyguard(&mut self, now: Duration) -> bool {
+    /// screen is on; a PIN's stays.
+    pub fn dismiss_keyguard(&mut self, now: Duration) {
         if !self.screen_on(now) || !self.power.locked {
-            return false;
+            return;
         }
         self.power.last_activity = now;
-        if self.config.screen_lock == ScreenLock::Pin {
-            return false;
+        if self.config.screen_lock != ScreenLock::Pin {
+            self.power.locked = false;
+            self.power.unlocks += 1;
         }
-        self.power.locked = false;
-        self.power.unlocks += 1;
-        true
     }
 
     /// A key at `now`: the wake and sleep keys turn the screen on or off.
