@@ -38,6 +38,8 @@ pub mod score;
 pub mod sim;
 pub mod solve;
 pub mod structures;
+#[doc(hidden)]
+pub mod testing;
 pub mod vision;
 pub mod wire;
 

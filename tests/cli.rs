@@ -1762,9 +1762,7 @@ struct Tmux {
 impl Tmux {
     fn start(name: &str, width: u32, height: u32, command: &str) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!(
-                "note: `tmux` is not installed; skipping the terminal test (apt-get install tmux)"
-            );
+            scramblebot::testing::skip("tmux (a real terminal)", "tmux");
             return None;
         }
         let tmux = Tmux {

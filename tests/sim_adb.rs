@@ -265,35 +265,27 @@ fn debians_adb_plays_on_android_13_with_shell_v2_push_and_forward() {
     );
 }
 
+/// adb_client's device requests through the real server, as the bot makes them
+/// (`ADBServerDevice`). The device is attached with the server's own `adb connect`:
+/// adb_client's `ADBServer` runs `adb start-server` before each request without the server's
+/// port, which starts (and leaves behind) a second server on adb's default port 5037.
 #[test]
 fn adb_client_through_the_adb_server() {
     use adb_client::ADBDeviceExt;
-    use adb_client::server::ADBServer;
+    use adb_client::server_device::ADBServerDevice;
     let Some(server) = AdbServer::start() else {
         return;
     };
     let sim = start(Model::Nexus7);
-    let addr = match sim.addr() {
-        std::net::SocketAddr::V4(a) => a,
-        other => panic!("{other}"),
-    };
+    let serial = sim.addr().to_string();
+    let out = server.adb(&["connect", &serial]);
+    assert!(out.status.success(), "{out:?}");
+    server.wait_for_device(&serial);
     let server_addr = std::net::SocketAddrV4::new([127, 0, 0, 1].into(), server.port);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let result = (|| -> Result<(String, (u32, u32)), adb_client::RustADBError> {
-            let mut adb = ADBServer::new(server_addr);
-            adb.connect_device(addr)?;
-            // Until the server has finished the handshake, the device is not listed.
-            let deadline = std::time::Instant::now() + Duration::from_secs(20);
-            let mut device = loop {
-                match adb.get_device_by_name(&addr.to_string()) {
-                    Ok(d) => break d,
-                    Err(_) if std::time::Instant::now() < deadline => {
-                        std::thread::sleep(Duration::from_millis(20));
-                    }
-                    Err(e) => return Err(e),
-                }
-            };
+            let mut device = ADBServerDevice::new(serial, Some(server_addr));
             let mut out = Vec::new();
             device.shell_command(&"getprop ro.product.model", Some(&mut out), None)?;
             let img = device.framebuffer_inner()?;

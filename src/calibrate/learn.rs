@@ -286,10 +286,9 @@ mod tests {
     fn one_confirmed_board_teaches_its_letters_and_spoils_none() {
         let faces = load_named(Path::new("/usr/share/fonts"), &FACES);
         if faces.len() < FACES.len() {
-            assert!(
-                std::env::var_os("SCRAMBLEBOT_REQUIRE_FONTS").is_none(),
-                "only {} of {FACES:?}",
-                faces.len()
+            crate::testing::skip(
+                &format!("one of the typefaces {FACES:?}"),
+                "fonts-urw-base35 fonts-dejavu-core fonts-jura fonts-hack",
             );
             return;
         }

@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests that drive the virtual phone over real TCP: a bare
 //! ADB host speaking the wire protocol, and Debian's real adb server on an isolated port and
-//! HOME (None, with a note, when `adb` is not installed; .ci/run installs it).
+//! HOME (None, with a line saying so, when `adb` is not installed; a failure under CI).
 
 #![allow(dead_code)]
 
@@ -131,9 +131,7 @@ pub struct AdbServer {
 impl AdbServer {
     pub fn start() -> Option<AdbServer> {
         if Process::new("adb").arg("version").output().is_err() {
-            eprintln!(
-                "note: `adb` is not installed; skipping the real-adb test (apt-get install adb)"
-            );
+            scramblebot::testing::skip("Debian's adb server (the command `adb`)", "adb");
             return None;
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0")
