@@ -1696,6 +1696,7 @@ fn history_sums_up_per_phone_and_plots_the_rounds() {
         ended,
         screenshot: None,
         score_moved: None,
+        words_entered_again: 0,
     };
     let rounds = [
         round("127.0.0.1:5555", 1_700_000_000, 1220, Ended::AllWords),

@@ -308,7 +308,7 @@ impl Live {
                 record.points_claimed,
                 ended(record.ended)
             )),
-            Event::Skipped { .. } => bar.set_message("round skipped (not read surely)"),
+            Event::Skipped { .. } => bar.set_message("not read surely: not played"),
             Event::StillDimmed { secs, .. } => {
                 bar.set_message(format!("the board has been dimmed for {secs} s; waiting"));
             }
@@ -389,12 +389,19 @@ fn line(event: &Event) -> Option<String> {
         } => format!("{serial}: back; board {board}, {words_left} words left"),
         Event::Progress { .. } => return None,
         Event::RoundEnded { record: r } => format!(
-            "{}: entered {} of {} words ({} of {} points as scored by the solver), {}",
+            "{}: entered {} of {} words ({} of {} points as scored by the solver{}), {}",
             r.serial,
             r.words_entered,
             r.words_planned,
             r.points_claimed,
             r.max_points,
+            match r.words_entered_again {
+                0 => String::new(),
+                n => format!(
+                    "; {} entered again after the phone came back",
+                    plural(n as u32, "word")
+                ),
+            },
             ended(r.ended)
         ),
         Event::Skipped {
@@ -402,7 +409,7 @@ fn line(event: &Event) -> Option<String> {
             why,
             screenshot,
         } => format!(
-            "{serial}: round skipped, the board is not read surely ({why}){}",
+            "{serial}: the board is not read surely ({why}): not played while it stays so{}",
             screenshot
                 .as_ref()
                 .map(|p| format!("; screenshot {}", p.display()))

@@ -64,6 +64,11 @@ pub struct SimArgs {
     /// round: a bot must wait, touching nothing, and say that it is waiting.
     #[arg(long, value_name = "ROUND", value_parser = clap::value_parser!(u32).range(1..))]
     pub dimmed_round: Option<u32>,
+    /// Lay a banner ("Go!") across the board's middle two rows for this many seconds at the
+    /// start of every round, as games do: the board cannot be read surely under it, the clock
+    /// runs, and a touch then lands on the banner. A bot must wait it out and play the round.
+    #[arg(long, value_name = "SECS")]
+    pub banner_secs: Option<f64>,
     /// Turn the screen off after this many seconds without a touch or a key, as a phone's
     /// screen timeout does: the screen is black and touches are dropped until a wake key
     /// (`input keyevent KEYCODE_WAKEUP`) turns it on (default: never, as with Developer
@@ -114,6 +119,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             .transpose()?,
         dialog_round: args.dialog_round,
         dimmed_round: args.dimmed_round,
+        banner: args
+            .banner_secs
+            .map(|s| seconds("--banner-secs", s, 0.0))
+            .transpose()?,
         screen_timeout: args
             .screen_timeout
             .map(|s| seconds("--screen-timeout", s, 1.0))

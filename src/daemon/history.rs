@@ -58,6 +58,10 @@ pub struct RoundRecord {
     /// score's box); false means the game took none of them.
     #[serde(default)]
     pub score_moved: Option<bool>,
+    /// Words entered a second time after the phone came back within the round: each one
+    /// whose stroke the phone's going cut (it may never have reached the game).
+    #[serde(default)]
+    pub words_entered_again: usize,
 }
 
 /// Why the history could not be written or read.
@@ -252,6 +256,7 @@ mod tests {
             ended,
             screenshot: None,
             score_moved: Some(true),
+            words_entered_again: 0,
         }
     }
 

@@ -142,7 +142,8 @@ pub enum Event {
         secs: u64,
         screenshot: Option<PathBuf>,
     },
-    /// A board not read surely: not played.
+    /// A board not read surely: not played while it stays so (the round is recorded as
+    /// skipped unless it becomes readable).
     Skipped {
         serial: String,
         why: String,

@@ -1,6 +1,7 @@
 //! One phone's worker: round after round, it waits for a board on the screen, reads it (a
-//! board not read surely is never played: its screenshot is saved and the round skipped),
-//! solves it, enters the words, and waits for the board to go before looking for the next.
+//! board not read surely is never played: its screenshot is saved, and the round is skipped
+//! unless the board becomes readable in it, as when a banner leaves it), solves it, enters the
+//! words, and waits for the board to go before looking for the next.
 //! A board counts as new when its letters or bonuses differ, or a screen of the game that is
 //! not a board (results, lobby) was seen since the last one: a screen gone off or a lock
 //! screen does not count, as the game goes on unseen behind it. A board already showing when
@@ -69,9 +70,11 @@ pub struct Memory {
 pub struct Interrupted {
     pub board: Board,
     pub bonuses: Bonuses,
-    /// The words not entered yet (the one in flight when the phone went is left out: it may
-    /// have been taken, and no word is entered twice in a round).
+    /// The words not entered yet, first the one whose stroke the phone's going cut (it may
+    /// never have reached the game: entering it again costs a swipe, losing it its points).
     pub left: Vec<PlannedWord>,
+    /// Words entered again so far in this round, as cut by a phone's going.
+    pub entered_again: usize,
     /// When the round's board was first seen, and what the clock had then.
     pub seen: Instant,
     pub clock: Duration,
@@ -82,6 +85,22 @@ pub struct Interrupted {
 /// The board on a look, when it is one read surely.
 fn sure_board(l: &Look) -> Option<(Board, Bonuses)> {
     l.sure().map(|r| (r.board(), r.bonuses()))
+}
+
+/// A spell of looks at a board not read surely (under a banner, a toast, a dialog, or in a
+/// typeface the reader cannot read).
+struct UnsureSpell {
+    /// When its first look started.
+    since: Instant,
+    /// When its latest look started: a board that differs from it came up after.
+    last: Instant,
+    /// Its latest reading: a board read surely next that agrees with its sure tiles is the
+    /// same round, come out from under what covered it.
+    reading: Reading,
+    /// Once the board has stayed unsure past `UNSURE_PATIENCE`, its screenshot is kept and
+    /// this record of a skipped round waits for the spell to end: kept if no readable board
+    /// of the same round follows.
+    skipped: Option<RoundRecord>,
 }
 
 /// A phone's worker: what it needs, and where it reports.
@@ -149,11 +168,31 @@ impl Worker<'_> {
 
     /// Plays rounds until its rounds are done or it is stopped; an error when the phone goes.
     pub async fn run(&mut self, memory: &mut Memory) -> Result<(), PlayError> {
+        let mut spell = None;
+        let result = self.rounds(memory, &mut spell).await;
+        // A board skipped as unsure when the worker ends is a round skipped.
+        self.end_spell(spell, memory);
+        result
+    }
+
+    /// Records the round an unsure spell skipped, if it did.
+    fn end_spell(&self, spell: Option<UnsureSpell>, memory: &mut Memory) {
+        if let Some(record) = spell.and_then(|s| s.skipped) {
+            memory.rounds += 1;
+            self.emit(Event::RoundEnded { record });
+        }
+    }
+
+    /// `run`'s loop; `spell` is the unsure spell under way.
+    async fn rounds(
+        &mut self,
+        memory: &mut Memory,
+        spell: &mut Option<UnsureSpell>,
+    ) -> Result<(), PlayError> {
         let grid = Grid::from_centres(*self.profile.centres(), self.profile.tile());
         let mut classifier = play::classifier_for(Some(self.profile))?;
         let mut stamp = profile_stamp(self.profile);
         let mut first_look = true;
-        let mut unsure_since: Option<Instant> = None;
         // Since when the board on screen has been dimmed, and whether that was said.
         let mut dimmed_since: Option<(Instant, bool)> = None;
         // When the last look that did not show the board now on screen started: the board
@@ -194,7 +233,6 @@ impl Worker<'_> {
             match (&l.reading, sure_board(&l)) {
                 // Results, lobby, a menu: whatever board shows next is a new round.
                 (Err(_), _) => {
-                    unsure_since = None;
                     // A screen gone off takes no touch and shows no board, nor does a lock
                     // screen: the screen is turned on and unlocked before anything is tapped,
                     // and looked at again at once.
@@ -205,6 +243,7 @@ impl Worker<'_> {
                         // is on and unlocked is one whose clock is unknown (joined late).
                         first_look |= was_first;
                     } else {
+                        self.end_spell(spell.take(), memory);
                         before = Some(started);
                         other_screen_since = true;
                     }
@@ -220,7 +259,7 @@ impl Worker<'_> {
                 // A board dimmed under an overlay ("Get ready!"): the round has not started;
                 // it will once the overlay goes. Nothing is tapped meanwhile.
                 (Ok(r), None) if r.dimmed() => {
-                    unsure_since = None;
+                    self.end_spell(spell.take(), memory);
                     before = Some(started);
                     other_screen_since = true;
                     let (since, said) = dimmed_since.get_or_insert((started, false));
@@ -229,20 +268,47 @@ impl Worker<'_> {
                         self.still_dimmed(&l, r, since.elapsed());
                     }
                 }
-                (Ok(_), None) => {
-                    let since = *unsure_since.get_or_insert(started);
-                    if since.elapsed() >= UNSURE_PATIENCE {
-                        unsure_since = None;
-                        self.skip_unsure(&l, memory)?;
-                        before = Some(
-                            self.wait_for_the_board_to_go(&grid, &classifier, None)
-                                .await?,
-                        );
+                (Ok(r), None) => {
+                    let s = spell.get_or_insert_with(|| UnsureSpell {
+                        since: started,
+                        last: started,
+                        reading: r.clone(),
+                        skipped: None,
+                    });
+                    s.last = started;
+                    s.reading = r.clone();
+                    // Not played while it stays unsure; past patience it is said, with its
+                    // screenshot, and the worker watches for it to become readable.
+                    if s.skipped.is_none() && s.since.elapsed() >= UNSURE_PATIENCE {
+                        s.skipped = Some(self.skip_unsure(&l));
                     }
                 }
                 (Ok(_), Some(board)) => {
-                    unsure_since = None;
                     advanced = None;
+                    // After an unsure spell: the same round come out from under what covered
+                    // it (its clock counted from the last look before the spell, when there
+                    // was one), or a new round that came up after the spell's last look.
+                    let mut start_unknown = was_first;
+                    if let Some(s) = spell.take() {
+                        if s.reading.agrees_with(&board.0) == Some(false) {
+                            before = Some(s.last);
+                            other_screen_since = true;
+                            self.end_spell(Some(s), memory);
+                        } else {
+                            if s.skipped.is_some() {
+                                self.emit(Event::Note {
+                                    text: format!(
+                                        "{}: the board is read surely now; playing the round",
+                                        self.serial()
+                                    ),
+                                });
+                            }
+                            start_unknown |= before.is_none();
+                        }
+                        if self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
+                            return Ok(());
+                        }
+                    }
                     // The board last played, back after the screen was off or locked: the
                     // same round (its clock long counted), not a new one to play again.
                     let again = !other_screen_since && last_board.as_ref() == Some(&board);
@@ -252,7 +318,7 @@ impl Worker<'_> {
                             self.serial(),
                             board.0
                         );
-                    } else if was_first {
+                    } else if start_unknown {
                         let resume = memory
                             .interrupted
                             .take()
@@ -276,7 +342,7 @@ impl Worker<'_> {
                     }
                     // The board stays until the round's results: wait for it to go.
                     before = Some(
-                        self.wait_for_the_board_to_go(&grid, &classifier, Some(&board))
+                        self.wait_for_the_board_to_go(&grid, &classifier, &board)
                             .await?,
                     );
                     continue;
@@ -362,40 +428,38 @@ impl Worker<'_> {
         });
     }
 
-    /// A board not read surely: never played. Its screenshot is saved, the round recorded.
-    fn skip_unsure(&self, l: &Look, memory: &mut Memory) -> Result<(), PlayError> {
+    /// A board not read surely: never played. Its screenshot is saved and said; the record of
+    /// the round skipped is returned, to be kept unless the round becomes readable.
+    fn skip_unsure(&self, l: &Look) -> RoundRecord {
         let why = match &l.reading {
             Ok(r) => format!("not sure of {}", play::unsure_text(r)),
             Err(e) => e.to_string(),
         };
         let saved = self.save_screen(&l.image, Kept::Unsure);
         let board = l.reading.as_ref().map(|r| r.board().to_string());
-        memory.rounds += 1;
         self.emit(Event::Skipped {
             serial: self.serial(),
             why,
             screenshot: saved.clone(),
         });
-        self.emit(Event::RoundEnded {
-            record: RoundRecord {
-                time: unix_now(),
-                serial: self.serial(),
-                profile: self.profile.name().to_owned(),
-                board: board.unwrap_or_default(),
-                bonuses: None,
-                route: String::new(),
-                words_entered: 0,
-                words_planned: 0,
-                points_claimed: 0,
-                max_points: 0,
-                first_touch_ms: None,
-                duration_secs: 0.0,
-                ended: Ended::Unsure,
-                screenshot: saved,
-                score_moved: None,
-            },
-        });
-        Ok(())
+        RoundRecord {
+            time: unix_now(),
+            serial: self.serial(),
+            profile: self.profile.name().to_owned(),
+            board: board.unwrap_or_default(),
+            bonuses: None,
+            route: String::new(),
+            words_entered: 0,
+            words_planned: 0,
+            points_claimed: 0,
+            max_points: 0,
+            first_touch_ms: None,
+            duration_secs: 0.0,
+            ended: Ended::Unsure,
+            screenshot: saved,
+            score_moved: None,
+            words_entered_again: 0,
+        }
     }
 
     /// Plays a new round on `board`, first seen at `seen` on `screen`.
@@ -420,6 +484,7 @@ impl Worker<'_> {
             clock,
             added: Duration::ZERO,
             score_before,
+            entered_again: 0,
         };
         self.enter_round(board, words, round, memory).await
     }
@@ -438,6 +503,7 @@ impl Worker<'_> {
             clock: i.clock,
             added: i.added,
             score_before: None,
+            entered_again: i.entered_again,
         };
         self.enter_round(&board, i.left, round, memory).await
     }
@@ -456,6 +522,7 @@ impl Worker<'_> {
             clock,
             added,
             score_before,
+            entered_again,
         } = round;
         let serial = self.serial();
         let bonus_text = (!board.1.is_empty()).then(|| board.1.text(&board.0));
@@ -516,11 +583,8 @@ impl Worker<'_> {
             memory.interrupted = Some(Interrupted {
                 board: board.0,
                 bonuses: board.1,
-                left: words
-                    .iter()
-                    .skip(outcome.words_entered + 1)
-                    .cloned()
-                    .collect(),
+                left: words.iter().skip(outcome.words_entered).cloned().collect(),
+                entered_again: entered_again + usize::from(outcome.word_cut),
                 seen,
                 clock,
                 added: added + freeze_adds * outcome.freezes.len() as u32,
@@ -547,6 +611,7 @@ impl Worker<'_> {
             ended,
             screenshot: None,
             score_moved,
+            words_entered_again: entered_again,
         };
         self.emit(Event::RoundEnded { record });
         match &outcome.error {
@@ -558,28 +623,33 @@ impl Worker<'_> {
         }
     }
 
-    /// Waits until `board` is no longer on the screen (another screen, or another board);
-    /// with no board, until a screen that is not a board shows. Returns when the last look
-    /// that did not show what comes next started: the next board appeared after it.
+    /// Waits until `board` is no longer on the screen (another screen, another board, or
+    /// one read unsure whose sure tiles differ from it). Returns when the last look that did
+    /// not show what comes next started: the next board appeared after it.
     async fn wait_for_the_board_to_go(
         &mut self,
         grid: &Grid,
         classifier: &Classifier,
-        board: Option<&(Board, Bonuses)>,
+        board: &(Board, Bonuses),
     ) -> Result<Instant, PlayError> {
         let mut previous = Instant::now();
         loop {
             let started = Instant::now();
             let l = self.look(grid, classifier).await?;
-            match (&l.reading, board) {
+            match &l.reading {
                 // A screen gone off hides when the board went: it was there at the last look
                 // that showed it, and the next round cannot have started before.
-                (Err(_), _) if look::black(&l.image) => return Ok(previous),
-                (Err(_), _) => return Ok(started),
-                (Ok(_), Some(b)) if sure_board(&l).is_some_and(|now| now != *b) => {
+                Err(_) if look::black(&l.image) => return Ok(previous),
+                Err(_) => return Ok(started),
+                Ok(_) if sure_board(&l).is_some_and(|now| now != *board) => {
                     return Ok(previous);
                 }
-                _ => {}
+                // The next round's board under a banner: it came up after the last look
+                // that showed this one.
+                Ok(r) if !r.sure() && r.agrees_with(&board.0) == Some(false) => {
+                    return Ok(previous);
+                }
+                Ok(_) => {}
             }
             previous = started;
             let next = started + LOOK_EVERY;
@@ -600,6 +670,8 @@ struct Round {
     clock: Duration,
     added: Duration,
     score_before: Option<std::sync::Arc<image::RgbaImage>>,
+    /// Words entered again in this round so far (cut by a phone's going).
+    entered_again: usize,
 }
 
 /// When the profile's file was last written (`None` for a built-in profile): learning

@@ -87,6 +87,10 @@ pub struct RoundOutcome {
     pub routes: Vec<RouteUse>,
     /// Why the phone failed, when `stop` is `Failed`.
     pub error: Option<String>,
+    /// The phone failed during a word's stroke (`stop` is `Failed`): that word, the one after
+    /// the last entered, may never have reached the game.
+    #[serde(default)]
+    pub word_cut: bool,
 }
 
 impl RoundOutcome {
@@ -172,6 +176,7 @@ pub async fn play_round(
         stop: Stop::AllWords,
         routes: Vec::new(),
         error: None,
+        word_cut: false,
     };
     let mut pace = Pace::default();
     for (i, (word, g)) in words.iter().zip(&gestures).enumerate() {
@@ -240,6 +245,7 @@ pub async fn play_round(
                 }
                 Err(e) => {
                     ended = Some((Stop::Failed, Some(e.to_string())));
+                    outcome.word_cut = true;
                     break;
                 }
             }
@@ -492,6 +498,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!((out.stop, out.words_entered), (Stop::Failed, 3));
+        assert!(out.word_cut, "the fourth word was cut in its stroke");
         assert!(out.error.unwrap().contains("the pulled plug"));
     }
 }

@@ -49,6 +49,12 @@ pub struct GameConfig {
     /// it reconnects: it reads as dimmed, and a touch in that round lands on the overlay (a
     /// violation).
     pub dimmed_round: Option<u32>,
+    /// A banner ("Go!") lies across the middle two rows of the board for this long after
+    /// each round starts, as a game shows one at a round's start (or "Time's up!" at its
+    /// end): the tiles under it are hidden, those above and below show, so the board reads
+    /// as unsure. The clock runs under it, and a touch then lands on the banner (a
+    /// violation). `None`: no banner.
+    pub banner: Option<Duration>,
     /// The screen goes off after this long without a touch or a key, as a phone's screen
     /// timeout turns it off: the screen is black, and touches are dropped until a wake key
     /// (`input keyevent KEYCODE_WAKEUP`, POWER, the monkey's `wake`) turns it on. `None`:
@@ -87,6 +93,7 @@ impl Default for GameConfig {
             auto_advance: None,
             dialog_round: None,
             dimmed_round: None,
+            banner: None,
             screen_timeout: None,
             screen_lock: ScreenLock::None,
         }
@@ -228,6 +235,8 @@ pub struct View {
     pub dialog: bool,
     /// A dark overlay dims the round's board.
     pub dimmed: bool,
+    /// A banner lies across the middle of the round's board (`GameConfig::banner`).
+    pub banner: bool,
     /// The screen is off: it shows black.
     pub off: bool,
     /// The screen is on, and its lock screen covers the game.
@@ -321,6 +330,11 @@ struct Power {
 
 fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// When `sample` was taken (its `t_ms` back as time since the game began, to the microsecond).
+fn at(sample: Sample) -> Duration {
+    Duration::from_secs_f64(sample.t_ms / 1e3)
 }
 
 impl Game {
@@ -417,9 +431,18 @@ impl Game {
         self.screen == Screen::Round && self.config.dimmed_round == Some(self.round)
     }
 
-    /// Whether something modal covers the round on screen: it takes every touch.
-    fn covered(&self) -> bool {
-        self.dialog_shows() || self.dimmed_shows()
+    /// Whether the round's opening banner lies over the board at `now`.
+    fn banner_shows(&self, now: Duration) -> bool {
+        self.screen == Screen::Round
+            && self
+                .config
+                .banner
+                .is_some_and(|b| now < self.round_start + b)
+    }
+
+    /// Whether something modal covers the round on screen at `now`: it takes every touch.
+    fn covered(&self, now: Duration) -> bool {
+        self.dialog_shows() || self.dimmed_shows() || self.banner_shows(now)
     }
 
     /// When the round's clock runs out.
@@ -616,6 +639,7 @@ impl Game {
             max_score: self.max_score,
             dialog: self.dialog_shows(),
             dimmed: self.dimmed_shows(),
+            banner: self.banner_shows(now),
             off,
             locked: !off && self.power.locked,
         }
@@ -712,7 +736,7 @@ impl Game {
             stroke.samples.push(sample);
         }
         let fence = match self.screen {
-            Screen::Round => !self.covered() && self.layout.in_fence(sample.x, sample.y),
+            Screen::Round => !self.covered(at(sample)) && self.layout.in_fence(sample.x, sample.y),
             Screen::Lobby | Screen::Results => self.layout.play.contains(sample.x, sample.y),
         };
         if !fence && stroke.outside.is_none() {
@@ -726,7 +750,7 @@ impl Game {
             stroke.seen.push(sample);
         }
         // A system dialog or an overlay is modal: what it covers gets no touch.
-        if self.covered() {
+        if self.covered(at(sample)) {
             return;
         }
         if let Some(cell) = self.layout.hit(sample.x, sample.y)
@@ -1150,6 +1174,36 @@ mod tests {
         // Round 2, at 13 s, is the game's own again.
         assert!(!g.view(Duration::from_secs(14), false).dialog);
         swipe(&mut g, Duration::from_secs(14), FRAME, &[0, 1, 2]);
+        assert_eq!(g.violations().len(), 1);
+    }
+
+    #[test]
+    fn the_banner_covers_each_rounds_start_and_takes_its_touches() {
+        let config = GameConfig {
+            round: Duration::from_secs(10),
+            auto_advance: Some(Duration::from_secs(3)),
+            banner: Some(Duration::from_secs(2)),
+            ..GameConfig::default()
+        };
+        let mut g = Game::new(config, Layout::of(Model::Nexus7), Trie::enable());
+        let ms = Duration::from_millis;
+        // (time, banner shows): round 1 from 0 s, round 2 from 13 s.
+        let cases = [
+            (ms(0), true),
+            (ms(1_999), true),
+            (ms(2_000), false),
+            (ms(9_000), false),
+            (ms(13_500), true),
+            (ms(15_100), false),
+        ];
+        for (t, shows) in cases {
+            assert_eq!(g.view(t, false).banner, shows, "at {t:?}");
+        }
+        let mut g = Game::new(g.config.clone(), Layout::of(Model::Nexus7), Trie::enable());
+        swipe(&mut g, ms(500), FRAME, &[0, 1, 2]);
+        assert_eq!(g.violations().len(), 1);
+        assert!(last(&g).tiles.is_empty() && !last(&g).accepted);
+        swipe(&mut g, ms(2_500), FRAME, &[0, 1, 2]);
         assert_eq!(g.violations().len(), 1);
     }
 

@@ -40,6 +40,7 @@ pub use adbd::Limits;
 pub struct Sim {
     device: Arc<Device>,
     adbd: Adbd,
+    limits: Limits,
 }
 
 impl Sim {
@@ -52,7 +53,11 @@ impl Sim {
     pub fn start_limited(addr: SocketAddr, config: SimConfig, limits: Limits) -> io::Result<Sim> {
         let device = Device::new(config);
         let adbd = Adbd::start_limited(addr, device.clone(), limits)?;
-        Ok(Sim { device, adbd })
+        Ok(Sim {
+            device,
+            adbd,
+            limits,
+        })
     }
 
     /// Where its adbd listens.
@@ -62,5 +67,24 @@ impl Sim {
 
     pub fn device(&self) -> &Arc<Device> {
         &self.device
+    }
+
+    /// The phone's adbd dies and comes back after `down` on the same address, as when a
+    /// phone reboots its adbd or drops off USB: every connection ends at once, a touch in
+    /// flight never finished (the finger stays down until the next touch cancels it), and
+    /// the game goes on meanwhile with its round, its clock and the words it took.
+    pub fn restart(&mut self, down: std::time::Duration) -> io::Result<()> {
+        let limits = self.limits;
+        let addr = self.adbd.addr();
+        // A placeholder on a free port while the old adbd stops, so its listener is gone
+        // before the address is taken again.
+        let old = std::mem::replace(
+            &mut self.adbd,
+            Adbd::start_limited("127.0.0.1:0".parse().unwrap(), self.device.clone(), limits)?,
+        );
+        drop(old);
+        std::thread::sleep(down);
+        self.adbd = Adbd::start_limited(addr, self.device.clone(), limits)?;
+        Ok(())
     }
 }

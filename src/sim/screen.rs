@@ -139,7 +139,34 @@ pub fn render(layout: &Layout, view: &View, letters: Option<&Face>) -> RgbaImage
     if view.dimmed {
         reconnecting(&mut img, layout);
     }
+    if view.banner && view.screen == Screen::Round {
+        banner(&mut img, layout);
+    }
     img
+}
+
+/// The game's banner at a round's start: a dark rounded box across the board's middle two
+/// rows, a word in white across it; the rows above and below stay in view.
+fn banner(img: &mut RgbaImage, layout: &Layout) {
+    let grid = layout.grid();
+    let cy = (grid.y0 + grid.y1) / 2.0;
+    let h = layout.pitch * 1.8;
+    let bx = Rect {
+        x0: grid.x0 - layout.pitch * 0.1,
+        y0: cy - h / 2.0,
+        x1: grid.x1 + layout.pitch * 0.1,
+        y1: cy + h / 2.0,
+    };
+    rounded(img, bx, layout.pitch * 0.25, rgb(34, 30, 44));
+    text_centred(
+        img,
+        "Go!",
+        layout.width as f32 / 2.0,
+        cy,
+        layout.pitch * 0.7,
+        rgb(250, 250, 250),
+        bold(),
+    );
 }
 
 /// Android's lock screen over the game: a dark wallpaper, the clock, a padlock, and a hint at
@@ -711,6 +738,7 @@ mod tests {
             max_score: 900,
             dialog: false,
             dimmed: false,
+            banner: false,
             off: false,
             locked: false,
         }

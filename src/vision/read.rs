@@ -1540,6 +1540,21 @@ impl Reading {
         self.sure() && !self.dimmed()
     }
 
+    /// Whether `board` may be the one under this reading: every tile read surely shows the
+    /// board's letter there. `None` when no tile is read surely (nothing to judge by).
+    pub fn agrees_with(&self, board: &crate::board::Board) -> Option<bool> {
+        let mut judged = false;
+        for (t, &want) in self.tiles.iter().zip(board.tiles()) {
+            if t.sure() {
+                judged = true;
+                if t.tile != want {
+                    return Some(false);
+                }
+            }
+        }
+        judged.then_some(true)
+    }
+
     /// The board read (`Board::from_tiles` of the tiles).
     pub fn board(&self) -> crate::board::Board {
         let tiles: Vec<u8> = self.tiles.iter().map(|t| t.tile).collect();
@@ -2422,5 +2437,45 @@ mod tests {
         let mut out = [read((23, BOARD_TEMPLATE - 0.01, 0)), before[1], before[2]];
         read_with_board(&seen, &mut out, &classifier);
         assert_eq!(out[1..], before[1..]);
+    }
+
+    #[test]
+    fn a_partly_read_board_agrees_only_with_boards_showing_its_sure_letters() {
+        use crate::board::Board;
+        let board = Board::parse("ABCD/EFGH/IJKL/MNOP").unwrap();
+        let centres = std::array::from_fn(|i| ((i % 4) as f32 * 10.0, (i / 4) as f32 * 10.0));
+        // The middle two rows under a banner: read, but not surely.
+        let reading = |tiles: &[u8], sure_rows: &[usize]| Reading {
+            grid: Grid::from_centres(centres, 8.0),
+            tiles: (0..16)
+                .map(|i| TileRead {
+                    tile: tiles[i],
+                    confidence: if sure_rows.contains(&(i / 4)) {
+                        0.9
+                    } else {
+                        0.0
+                    },
+                    runner_up: 0,
+                    bonus: None,
+                })
+                .collect(),
+            face: 200.0,
+            covered: false,
+        };
+        let mut other = board.tiles().to_vec();
+        other[0] = 25;
+        let mut hidden_differs = board.tiles().to_vec();
+        hidden_differs[5] = 25;
+        // (tiles read, rows read surely, agrees)
+        let cases: [(&[u8], &[usize], Option<bool>); 5] = [
+            (board.tiles(), &[0, 3], Some(true)),
+            (&hidden_differs, &[0, 3], Some(true)),
+            (&other, &[0, 3], Some(false)),
+            (&other, &[1, 2], Some(true)),
+            (board.tiles(), &[], None),
+        ];
+        for (tiles, rows, agrees) in cases {
+            assert_eq!(reading(tiles, rows).agrees_with(&board), agrees, "{rows:?}");
+        }
     }
 }
