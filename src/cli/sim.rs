@@ -69,6 +69,15 @@ pub struct SimArgs {
     /// runs, and a touch then lands on the banner. A bot must wait it out and play the round.
     #[arg(long, value_name = "SECS")]
     pub banner_secs: Option<f64>,
+    /// Ignore a word stroke that begins less than this many milliseconds after the last word
+    /// the game took, as a real game busy with its last word does: a bot that swipes faster
+    /// loses words unless it looks at the score.
+    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    pub accept_gap_ms: f64,
+    /// The game's own word list (one word a line), instead of ENABLE: a real game refuses
+    /// some words the bot's list has.
+    #[arg(long, value_name = "FILE")]
+    pub game_words: Option<PathBuf>,
     /// Turn the screen off after this many seconds without a touch or a key, as a phone's
     /// screen timeout does: the screen is black and touches are dropped until a wake key
     /// (`input keyevent KEYCODE_WAKEUP`) turns it on (default: never, as with Developer
@@ -123,6 +132,13 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             .banner_secs
             .map(|s| seconds("--banner-secs", s, 0.0))
             .transpose()?,
+        accept_gap: super::millis("--accept-gap-ms", args.accept_gap_ms, 0.0)?,
+        words: args
+            .game_words
+            .as_deref()
+            .map(scramblebot::Trie::load)
+            .transpose()
+            .map_err(|e| super::BadInput(e.into()))?,
         screen_timeout: args
             .screen_timeout
             .map(|s| seconds("--screen-timeout", s, 1.0))

@@ -93,7 +93,10 @@ impl std::ops::DerefMut for GameGuard<'_> {
 impl Device {
     pub fn new(config: SimConfig) -> Arc<Device> {
         let layout = Layout::of(config.model);
-        let game = Game::new(config.game, layout.clone(), Trie::enable());
+        let mut game = config.game;
+        // The game's own list, held once (by the game), or ENABLE.
+        let words = game.words.take().unwrap_or_else(Trie::enable);
+        let game = Game::new(game, layout.clone(), words);
         let device = Arc::new(Device {
             model: config.model,
             epoch: Instant::now(),

@@ -55,6 +55,13 @@ pub struct GameConfig {
     /// as unsure. The clock runs under it, and a touch then lands on the banner (a
     /// violation). `None`: no banner.
     pub banner: Option<Duration>,
+    /// A word stroke that begins less than this after the last word the game took ended is
+    /// ignored, as a game busy showing its last word ignores the next swipe: not judged,
+    /// not scored (a bot that goes too fast loses words). Zero: every stroke is judged.
+    pub accept_gap: Duration,
+    /// The game's own word list, when it is not ENABLE (a real game's differs: words it
+    /// refuses, a few it knows that ENABLE lacks).
+    pub words: Option<Trie>,
     /// The screen goes off after this long without a touch or a key, as a phone's screen
     /// timeout turns it off: the screen is black, and touches are dropped until a wake key
     /// (`input keyevent KEYCODE_WAKEUP`, POWER, the monkey's `wake`) turns it on. `None`:
@@ -94,6 +101,8 @@ impl Default for GameConfig {
             dialog_round: None,
             dimmed_round: None,
             banner: None,
+            accept_gap: Duration::ZERO,
+            words: None,
             screen_timeout: None,
             screen_lock: ScreenLock::None,
         }
@@ -307,6 +316,8 @@ pub struct Game {
     current: Option<Stroke>,
     taps: Vec<usize>,
     last_word: Option<(String, bool)>,
+    /// When the last word the game took ended (`accept_gap` counts from it).
+    last_taken: Option<Duration>,
     power: Power,
 }
 
@@ -370,6 +381,7 @@ impl Game {
             current: None,
             taps: Vec::new(),
             last_word: None,
+            last_taken: None,
             power: Power::default(),
             config,
         };
@@ -418,6 +430,7 @@ impl Game {
         self.round_freezes = 0;
         self.taps.clear();
         self.last_word = None;
+        self.last_taken = None;
         self.round_first_touch = None;
     }
 
@@ -840,7 +853,17 @@ impl Game {
             _ => {
                 record.kind = StrokeKind::Word;
                 self.taps.clear();
-                self.enter(&stroke.tiles, record)
+                if let Some(taken) = self.last_taken
+                    && stroke.start < taken + self.config.accept_gap
+                {
+                    return Err(format!(
+                        "ignored: began {:.0} ms after the last word taken",
+                        ms(stroke.start.saturating_sub(taken))
+                    ));
+                }
+                let points = self.enter(&stroke.tiles, record)?;
+                self.last_taken = Some(now);
+                Ok(points)
             }
         }
     }
@@ -1071,6 +1094,37 @@ mod tests {
     }
 
     const FRAME: Duration = Duration::from_millis(20);
+
+    #[test]
+    fn a_word_too_soon_after_the_last_taken_is_ignored_and_its_list_is_the_games() {
+        // c a t s / x x x x / ...; the game knows "cat", "cats" and "act", not "tac".
+        let config = GameConfig {
+            board: Some(Board::parse("cats/xxxx/xxxx/xxxx").unwrap()),
+            round: Duration::from_secs(60),
+            accept_gap: Duration::from_millis(120),
+            ..GameConfig::default()
+        };
+        let words = Trie::from_word_list(b"cat\ncats\nact\n");
+        let mut g = Game::new(config, Layout::of(Model::Nexus7), words);
+        let ms = Duration::from_millis;
+        // (start, cells, taken, reason contains): each swipe lasts 3 frames.
+        let cases: &[(Duration, &[usize], bool, &str)] = &[
+            (ms(100), &[0, 1, 2], true, ""),
+            // Begins 60 ms after "cat" ended at 160 ms: ignored, and not spent.
+            (ms(220), &[0, 1, 2, 3], false, "ignored: began 60 ms"),
+            (ms(400), &[0, 1, 2, 3], true, ""),
+            // Not in the game's list though in ENABLE.
+            (ms(700), &[3, 2, 1], false, "not in the dictionary"),
+        ];
+        for &(t, cells, taken, why) in cases {
+            swipe(&mut g, t, FRAME, cells);
+            let s = last(&g);
+            assert_eq!(s.accepted, taken, "{s:?}");
+            assert!(s.reason.as_deref().unwrap_or("").contains(why), "{s:?}");
+        }
+        // "act" cannot be traced here (c and t are not adjacent).
+        assert_eq!(g.report(ms(800)).words_possible, 2, "cat, cats");
+    }
 
     #[test]
     fn swipes_are_judged() {

@@ -60,8 +60,8 @@ pub enum FaceError {
 }
 
 impl Face {
-    /// The face in the file at `path` (a collection's first), checked to draw every tile:
-    /// A to Z and the u of Qu.
+    /// The face in the file at `path` (a collection's first), checked to draw every tile
+    /// (A to Z and the u of Qu) and the clock and score (0 to 9 and the colon).
     pub fn load(path: &Path) -> Result<Face, FaceError> {
         let data = std::fs::read(path).map_err(|source| FaceError::Io {
             path: path.to_owned(),
@@ -71,7 +71,8 @@ impl Face {
             path: path.to_owned(),
         })?;
         if let Some(letter) = ('A'..='Z')
-            .chain(['u'])
+            .chain(['u', ':'])
+            .chain('0'..='9')
             .find(|&c| font.glyph_id(c).0 == 0 || font.outline(font.glyph_id(c)).is_none())
         {
             return Err(FaceError::Missing {
@@ -400,7 +401,25 @@ fn round(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Fac
         PALE,
         regular(),
     );
-    text_left(img, &clock, margin, y_mid + big * 0.15, big, WHITE, bold());
+    // The clock and the score in the game's typeface (the tiles'), as a real game draws
+    // them: a reader has no references for its digits.
+    let (clock_at, score_at) = (
+        (margin, y_mid + big * 0.15),
+        (w - margin, y_mid + big * 0.15),
+    );
+    match letters {
+        Some(face) => {
+            let font = face.font.as_ref();
+            text_left(img, &clock, clock_at.0, clock_at.1, big, WHITE, font);
+            let score = view.score.to_string();
+            text_right(img, &score, score_at.0, score_at.1, big, WHITE, font);
+        }
+        None => {
+            text_left(img, &clock, clock_at.0, clock_at.1, big, WHITE, bold());
+            let score = view.score.to_string();
+            text_right(img, &score, score_at.0, score_at.1, big, WHITE, bold());
+        }
+    }
     text_right(
         img,
         "Score",
@@ -409,15 +428,6 @@ fn round(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Fac
         big * 0.45,
         PALE,
         regular(),
-    );
-    text_right(
-        img,
-        &view.score.to_string(),
-        w - margin,
-        y_mid + big * 0.15,
-        big,
-        WHITE,
-        bold(),
     );
     if let Some((word, ok)) = &view.last_word {
         let colour = if *ok {
@@ -614,7 +624,7 @@ fn text_centred(
     cy: f32,
     size: f32,
     colour: Rgba<u8>,
-    font: &FontRef,
+    font: &impl Font,
 ) {
     let (w, _) = text_size(PxScale::from(size), font, text);
     place(img, text, cx - w as f32 / 2.0, cy, size, colour, font);
@@ -627,7 +637,7 @@ fn text_left(
     cy: f32,
     size: f32,
     colour: Rgba<u8>,
-    font: &FontRef,
+    font: &impl Font,
 ) {
     place(img, text, x, cy, size, colour, font);
 }
@@ -639,7 +649,7 @@ fn text_right(
     cy: f32,
     size: f32,
     colour: Rgba<u8>,
-    font: &FontRef,
+    font: &impl Font,
 ) {
     let (w, _) = text_size(PxScale::from(size), font, text);
     place(img, text, x - w as f32, cy, size, colour, font);
@@ -704,7 +714,7 @@ fn place(
     cy: f32,
     size: f32,
     colour: Rgba<u8>,
-    font: &FontRef,
+    font: &impl Font,
 ) {
     // DejaVu's capitals rise 0.73 em above the baseline, which sits 0.76 em below the top.
     let top = cy - size * (0.76 - 0.73 / 2.0);
