@@ -587,3 +587,70 @@ fn a_thin_i_on_a_shaded_face_is_not_read_as_j() {
         );
     }
 }
+
+/// The round's clock and score as the virtual phone draws them in a game face the reader has
+/// no references for: twenty seconds of the clock, looked at four times a second, teach its
+/// ten digits, and the score and clock are then read with them, on every model.
+#[test]
+fn the_clocks_digits_are_learned_and_the_score_read_with_them() {
+    use scramblebot::sim::game::{Screen, View};
+    use scramblebot::sim::layout::{Layout, Rect};
+    use scramblebot::sim::screen::{Face, render};
+    use scramblebot::vision::digits::{Area, Countdown, ReadNumber, cut};
+    let Some(font) = installed_face("Comfortaa-Bold", "fonts-comfortaa") else {
+        return;
+    };
+    let face = Face::load(&font).unwrap();
+    let area = |r: Rect| Area {
+        x0: r.x0.max(0.0) as u32,
+        y0: r.y0.max(0.0) as u32,
+        x1: r.x1 as u32,
+        y1: r.y1 as u32,
+    };
+    let view = |secs_left: u64, score: u32| View {
+        screen: Screen::Round,
+        round: 1,
+        tiles: (0..16).collect(),
+        bonuses: vec![None; 16],
+        secs_left,
+        score,
+        words: 0,
+        selected: Vec::new(),
+        last_word: None,
+        max_score: 0,
+        dialog: false,
+        dimmed: false,
+        banner: false,
+        off: false,
+        locked: false,
+    };
+    for model in Model::ALL {
+        let layout = Layout::of(model);
+        let (clock, score) = (area(layout.clock()), area(layout.score()));
+        let mut countdown = Countdown::default();
+        for k in 0..80u32 {
+            let t = f64::from(k) * 0.25;
+            let img = render(&layout, &view(117 - t as u64, 0), Some(&face));
+            countdown.see(t, &cut(&img, clock));
+        }
+        let book = countdown
+            .book()
+            .unwrap_or_else(|| panic!("{}: {countdown:?}", model.name()));
+        for (secs, points) in [(95, 0), (61, 1821), (20, 5532), (7, 30_497)] {
+            let img = render(&layout, &view(secs, points), Some(&face));
+            let sure = |value| Some(ReadNumber { value, sure: true });
+            assert_eq!(
+                book.number(&cut(&img, score)),
+                sure(points),
+                "{}",
+                model.name()
+            );
+            assert_eq!(
+                book.clock(&cut(&img, clock)),
+                sure(secs as u32),
+                "{}",
+                model.name()
+            );
+        }
+    }
+}

@@ -160,6 +160,38 @@ impl Layout {
         }
     }
 
+    /// The round's header, between the status bar and the grid: the numbers' size, the
+    /// middle of their line, and the side margin. On a tall header the numbers keep to a
+    /// size the screen's width holds (the clock within its third).
+    pub fn header(&self) -> (f32, f32, f32) {
+        let band = self.grid().y0 - self.status_bar;
+        let size = (band * 0.32).min(self.width as f32 * 0.08);
+        let middle = self.status_bar + band * 0.5 + size * 0.15;
+        (size, middle, self.width as f32 * 0.06)
+    }
+
+    /// Where the round's clock (m:ss) is drawn, with room around it: the header's left third.
+    pub fn clock(&self) -> Rect {
+        let (size, middle, margin) = self.header();
+        Rect {
+            x0: margin - size * 0.2,
+            y0: middle - size * 0.75,
+            x1: self.width as f32 * 0.35,
+            y1: middle + size * 0.75,
+        }
+    }
+
+    /// Where the round's score is drawn, right-aligned: the header's right third.
+    pub fn score(&self) -> Rect {
+        let (size, middle, margin) = self.header();
+        Rect {
+            x0: self.width as f32 * 0.65,
+            y0: middle - size * 0.75,
+            x1: self.width as f32 - margin + size * 0.2,
+            y1: middle + size * 0.75,
+        }
+    }
+
     /// The lifeline button under (x, y).
     pub fn button(&self, x: f32, y: f32) -> Option<usize> {
         self.buttons.iter().position(|b| b.contains(x, y))

@@ -385,13 +385,10 @@ fn play_button(img: &mut RgbaImage, layout: &Layout, label: &str) {
 
 fn round(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Face>) {
     let w = layout.width as f32;
-    let grid = layout.grid();
     // Header: round, clock, score, between the status bar and the grid.
-    let band = grid.y0 - layout.status_bar;
-    let y_mid = layout.status_bar + band * 0.5;
-    let big = band * 0.32;
+    let (big, numbers, margin) = layout.header();
+    let y_mid = numbers - big * 0.15;
     let clock = format!("{}:{:02}", view.secs_left / 60, view.secs_left % 60);
-    let margin = w * 0.06;
     text_left(
         img,
         &format!("Round {}", view.round),
@@ -403,10 +400,7 @@ fn round(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Fac
     );
     // The clock and the score in the game's typeface (the tiles'), as a real game draws
     // them: a reader has no references for its digits.
-    let (clock_at, score_at) = (
-        (margin, y_mid + big * 0.15),
-        (w - margin, y_mid + big * 0.15),
-    );
+    let (clock_at, score_at) = ((margin, numbers), (w - margin, numbers));
     match letters {
         Some(face) => {
             let font = face.font.as_ref();

@@ -5,6 +5,7 @@
 
 pub mod buttons;
 pub mod corpus;
+pub mod digits;
 pub mod glyph;
 pub mod grid;
 pub mod net;

@@ -1,0 +1,707 @@
+//! Numbers the game draws in its own typeface: the round's clock (m:ss, counting down) and its
+//! score. The reader has no references for that typeface, so the digits are learned from the
+//! screen, without a person: the clock counts down a second at a time, so successive looks
+//! label its glyphs (`Countdown`), and the score is then read with the digits the clock
+//! taught (`DigitBook`). Pure: pixels in, glyphs and numbers out; what is learned is kept as
+//! a picture of the ten digits (`DigitBook::strip`), which a person can look at.
+
+use image::{GrayImage, Luma, RgbaImage};
+
+/// A box on the screen, in pixels: left and top included, right and bottom excluded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Area {
+    pub x0: u32,
+    pub y0: u32,
+    pub x1: u32,
+    pub y1: u32,
+}
+
+impl Area {
+    /// `self` clamped to a `w` x `h` image; `None` when nothing of it is left.
+    fn within(self, w: u32, h: u32) -> Option<Area> {
+        let a = Area {
+            x0: self.x0.min(w),
+            y0: self.y0.min(h),
+            x1: self.x1.min(w),
+            y1: self.y1.min(h),
+        };
+        (a.x1 > a.x0 && a.y1 > a.y0).then_some(a)
+    }
+}
+
+/// Columns and rows of a glyph's normalised picture: enough to tell a 3 from an 8 at any size
+/// a phone draws a score (20 to 120 pixels tall), few enough to compare in microseconds.
+const NORM_W: usize = 12;
+const NORM_H: usize = 18;
+/// The least lightness difference between ink and paper for a box to hold a number at all
+/// (anti-aliased white on a dark header is 150 and more; JPEG noise is under 20).
+const MIN_CONTRAST: f32 = 48.0;
+/// A pixel is ink when it differs from the paper by more than this share of the box's
+/// contrast (the middle of an anti-aliased edge).
+const INK_SHARE: f32 = 0.5;
+/// A colon's dots are each under this share of the digits' height.
+const DOT_HEIGHT: f32 = 0.35;
+/// A run of ink shorter than this share of the tallest is no digit (a dot, a dash, noise).
+const DIGIT_HEIGHT: f32 = 0.6;
+
+/// One glyph of a number: its ink scaled into `NORM_W` x `NORM_H` cells (0 paper, 1 ink), and
+/// its width over its height (a 1 is narrow in every face).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Glyph {
+    cells: Vec<f32>,
+    aspect: f32,
+}
+
+impl Glyph {
+    /// How unlike two glyphs are: the mean difference of their cells, plus how far apart
+    /// their shapes' proportions are. 0 for the same picture.
+    pub fn distance(&self, other: &Glyph) -> f32 {
+        let cells = self
+            .cells
+            .iter()
+            .zip(&other.cells)
+            .map(|(a, b)| (a - b).abs())
+            .sum::<f32>()
+            / self.cells.len() as f32;
+        cells + 0.5 * (self.aspect / other.aspect).ln().abs()
+    }
+}
+
+/// What a box shows, cut into glyphs from left to right, and where a colon stands (the index
+/// of the glyph it precedes).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cut {
+    pub glyphs: Vec<Glyph>,
+    pub colon: Option<usize>,
+    /// Ink that is neither a digit nor a colon (a sign, a word, a smudge): not a plain number.
+    pub stray: bool,
+}
+
+impl Cut {
+    /// The glyphs of a clock, m:ss or mm:ss: minutes, tens of seconds, seconds.
+    pub fn clock(&self) -> Option<(&[Glyph], &Glyph, &Glyph)> {
+        let colon = self.colon?;
+        let n = self.glyphs.len();
+        if self.stray || !(1..=2).contains(&colon) || n != colon + 2 {
+            return None;
+        }
+        Some((
+            &self.glyphs[..colon],
+            &self.glyphs[n - 2],
+            &self.glyphs[n - 1],
+        ))
+    }
+}
+
+/// Cuts what `area` of `img` shows into glyphs. An empty cut when the box holds no ink.
+pub fn cut(img: &RgbaImage, area: Area) -> Cut {
+    let Some(a) = area.within(img.width(), img.height()) else {
+        return Cut::default();
+    };
+    let (w, h) = ((a.x1 - a.x0) as usize, (a.y1 - a.y0) as usize);
+    let light: Vec<f32> = (a.y0..a.y1)
+        .flat_map(|y| (a.x0..a.x1).map(move |x| (x, y)))
+        .map(|(x, y)| {
+            let p = img.get_pixel(x, y).0;
+            0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2])
+        })
+        .collect();
+    let paper = paper(&light, w, h);
+    let off: Vec<f32> = light.iter().map(|l| (l - paper).abs()).collect();
+    let contrast = off.iter().copied().fold(0.0, f32::max);
+    if contrast < MIN_CONTRAST {
+        return Cut::default();
+    }
+    let ink = |x: usize, y: usize| off[y * w + x] > contrast * INK_SHARE;
+    let runs = column_runs(w, h, &ink);
+    let tallest = runs.iter().map(|r| r.bottom - r.top).max().unwrap_or(0) as f32;
+    let mut out = Cut::default();
+    for r in runs {
+        let height = (r.bottom - r.top) as f32;
+        // A colon's dots span much of a digit's height: told by its two blobs first.
+        if out.colon.is_none() && is_colon(&r, tallest, &ink) {
+            out.colon = Some(out.glyphs.len());
+        } else if height >= tallest * DIGIT_HEIGHT {
+            out.glyphs.push(normalise(&off, w, contrast, &r));
+        } else {
+            out.stray = true;
+        }
+    }
+    out
+}
+
+/// The paper's lightness: the median of the box's rim, where a number drawn inside it does
+/// not reach.
+fn paper(light: &[f32], w: usize, h: usize) -> f32 {
+    let mut rim: Vec<f32> = (0..w)
+        .flat_map(|x| [light[x], light[(h - 1) * w + x]])
+        .chain((0..h).flat_map(|y| [light[y * w], light[y * w + w - 1]]))
+        .collect();
+    rim.sort_by(f32::total_cmp);
+    rim[rim.len() / 2]
+}
+
+/// Columns `x0..x1` holding ink with no empty column between, and their ink's rows.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    x0: usize,
+    x1: usize,
+    top: usize,
+    bottom: usize,
+}
+
+fn column_runs(w: usize, h: usize, ink: &impl Fn(usize, usize) -> bool) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut open: Option<Run> = None;
+    for x in 0..=w {
+        // One column past the last closes a run that reaches the box's edge.
+        let rows: Vec<usize> = if x < w {
+            (0..h).filter(|&y| ink(x, y)).collect()
+        } else {
+            Vec::new()
+        };
+        match (rows.first(), rows.last(), open.as_mut()) {
+            (Some(&t), Some(&b), Some(r)) => {
+                r.x1 = x + 1;
+                r.top = r.top.min(t);
+                r.bottom = r.bottom.max(b + 1);
+            }
+            (Some(&t), Some(&b), None) => {
+                open = Some(Run {
+                    x0: x,
+                    x1: x + 1,
+                    top: t,
+                    bottom: b + 1,
+                });
+            }
+            _ => runs.extend(open.take()),
+        }
+    }
+    runs
+}
+
+/// Whether a short run is a colon: two blobs of ink one above the other, each small.
+fn is_colon(r: &Run, tallest: f32, ink: &impl Fn(usize, usize) -> bool) -> bool {
+    let rows: Vec<bool> = (r.top..r.bottom)
+        .map(|y| (r.x0..r.x1).any(|x| ink(x, y)))
+        .collect();
+    let mut blobs = Vec::new();
+    let mut start = None;
+    for (i, &on) in rows.iter().chain([&false]).enumerate() {
+        match (on, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                blobs.push(i - s);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    blobs.len() == 2
+        && blobs
+            .iter()
+            .all(|&b| (b as f32) < tallest * DOT_HEIGHT && b > 0)
+}
+
+/// A run's ink, scaled into the normalised cells: each cell the mean of the pixels under it
+/// (at least one, for glyphs smaller than the cells).
+fn normalise(off: &[f32], w: usize, contrast: f32, r: &Run) -> Glyph {
+    let (gw, gh) = (r.x1 - r.x0, r.bottom - r.top);
+    // The pixels [from, to) of cell `i` of `n` over `len` pixels.
+    let span = |i: usize, n: usize, len: usize| {
+        let from = i * len / n;
+        (from, ((i + 1) * len / n).max(from + 1).min(len))
+    };
+    let mut cells = Vec::with_capacity(NORM_W * NORM_H);
+    for cy in 0..NORM_H {
+        let (y0, y1) = span(cy, NORM_H, gh);
+        for cx in 0..NORM_W {
+            let (x0, x1) = span(cx, NORM_W, gw);
+            let mut sum = 0.0;
+            for y in r.top + y0..r.top + y1 {
+                for x in r.x0 + x0..r.x0 + x1 {
+                    // Ink by degree: anti-aliased edges count for what they are.
+                    sum += ((off[y * w + x] / contrast - 0.25) / 0.5).clamp(0.0, 1.0);
+                }
+            }
+            cells.push(sum / ((y1 - y0) * (x1 - x0)) as f32);
+        }
+    }
+    Glyph {
+        cells: soften(&cells),
+        aspect: gw as f32 / gh as f32,
+    }
+}
+
+/// The cells smoothed with a 1-2-1 kernel each way: a glyph drawn small (its strokes a pixel
+/// or two, blurred by anti-aliasing) and the same drawn large then differ less than two
+/// digits do.
+fn soften(cells: &[f32]) -> Vec<f32> {
+    let at = |x: isize, y: isize| {
+        let (x, y) = (
+            x.clamp(0, NORM_W as isize - 1) as usize,
+            y.clamp(0, NORM_H as isize - 1) as usize,
+        );
+        cells[y * NORM_W + x]
+    };
+    let mut out = Vec::with_capacity(cells.len());
+    for y in 0..NORM_H as isize {
+        for x in 0..NORM_W as isize {
+            let mut sum = 0.0;
+            for (dy, wy) in [(-1, 1.0), (0, 2.0), (1, 1.0)] {
+                for (dx, wx) in [(-1, 1.0), (0, 2.0), (1, 1.0)] {
+                    sum += wy * wx * at(x + dx, y + dy);
+                }
+            }
+            out.push(sum / 16.0);
+        }
+    }
+    out
+}
+
+/// Glyphs this near are one drawing: the clock's 5 seen twice, at one size and colour.
+pub const SAME_DRAWING: f32 = 0.05;
+/// A digit is read surely when its nearest digit is at most this far (the digits of DejaVu
+/// Sans, Sans Bold and Sans Mono drawn at 30 to 90 pixels, dark on light, lie at most 0.17
+/// from those learned off a 44-pixel clock, white on blue)...
+pub const READ_NEAR: f32 = 0.22;
+/// ...and every other digit at least this many times as far (there, 1.39 at least; drawn at
+/// 20-26 pixels a 5 came within 1.12 of a 3 or a 6, and is left unsure).
+pub const READ_RATIO: f32 = 1.3;
+
+/// The ten digits of one typeface, as learned from the screen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DigitBook {
+    digits: [Glyph; 10],
+}
+
+/// A number read with a book, and how sure of it the reading is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReadNumber {
+    pub value: u32,
+    /// Every glyph read within `READ_NEAR` of its digit, and `READ_RATIO` times nearer it
+    /// than any other.
+    pub sure: bool,
+}
+
+impl DigitBook {
+    /// The digit nearest `g`, whether it is sure, and its distance.
+    pub fn classify(&self, g: &Glyph) -> (u8, bool, f32) {
+        let mut d: Vec<(f32, u8)> = self
+            .digits
+            .iter()
+            .zip(0u8..)
+            .map(|(t, i)| (t.distance(g), i))
+            .collect();
+        d.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let sure = d[0].0 <= READ_NEAR && d[1].0 >= READ_RATIO * d[0].0;
+        (d[0].1, sure, d[0].0)
+    }
+
+    /// The whole number the glyphs of `cut` show (no colon, no stray ink); `None` when it
+    /// holds no digit or more than nine.
+    pub fn number(&self, cut: &Cut) -> Option<ReadNumber> {
+        if cut.glyphs.is_empty() || cut.glyphs.len() > 9 || cut.colon.is_some() {
+            return None;
+        }
+        let mut value = 0u32;
+        let mut sure = !cut.stray;
+        for g in &cut.glyphs {
+            let (digit, s, _) = self.classify(g);
+            value = value * 10 + u32::from(digit);
+            sure &= s;
+        }
+        Some(ReadNumber { value, sure })
+    }
+
+    /// The seconds a clock's glyphs show (m:ss), when `cut` is one.
+    pub fn clock(&self, cut: &Cut) -> Option<ReadNumber> {
+        let (minutes, tens, ones) = cut.clock()?;
+        let mut sure = true;
+        let mut digit = |g: &Glyph| {
+            let (d, s, _) = self.classify(g);
+            sure &= s;
+            u32::from(d)
+        };
+        let m = minutes.iter().fold(0, |m, g| m * 10 + digit(g));
+        let (t, o) = (digit(tens), digit(ones));
+        Some(ReadNumber {
+            value: m * 60 + t * 10 + o,
+            sure: sure && t < 6,
+        })
+    }
+
+    /// The ten digits as a strip of grey pictures (ink dark on white), each `NORM_W` x
+    /// `NORM_H` pixels scaled up 4 times, its proportions in the first column's top pixel
+    /// row: the form a profile keeps them in.
+    pub fn strip(&self) -> GrayImage {
+        const S: u32 = STRIP_SCALE;
+        let (cw, ch) = (NORM_W as u32 * S, NORM_H as u32 * S + S);
+        let mut img = GrayImage::from_pixel(cw * 10, ch, Luma([255]));
+        for (i, g) in self.digits.iter().enumerate() {
+            let x0 = i as u32 * cw;
+            // The aspect, in hundredths, as two bytes in the top band.
+            let aspect = (g.aspect * 100.0).round().clamp(0.0, 65_535.0) as u16;
+            for (k, byte) in aspect.to_be_bytes().into_iter().enumerate() {
+                for dx in 0..S {
+                    img.put_pixel(x0 + k as u32 * S + dx, 0, Luma([byte]));
+                }
+            }
+            for (c, v) in g.cells.iter().enumerate() {
+                let (cx, cy) = ((c % NORM_W) as u32, (c / NORM_W) as u32);
+                let grey = 255 - (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+                for dy in 0..S {
+                    for dx in 0..S {
+                        img.put_pixel(x0 + cx * S + dx, S + cy * S + dy, Luma([grey]));
+                    }
+                }
+            }
+        }
+        img
+    }
+
+    /// A book back from its `strip`; `None` when the picture is not one.
+    pub fn from_strip(img: &GrayImage) -> Option<DigitBook> {
+        const S: u32 = STRIP_SCALE;
+        let (cw, ch) = (NORM_W as u32 * S, NORM_H as u32 * S + S);
+        if img.dimensions() != (cw * 10, ch) {
+            return None;
+        }
+        let digits: Vec<Glyph> = (0..10)
+            .map(|i| {
+                let x0 = i * cw;
+                let hi = img.get_pixel(x0, 0).0[0];
+                let lo = img.get_pixel(x0 + S, 0).0[0];
+                let aspect = f32::from(u16::from_be_bytes([hi, lo])) / 100.0;
+                let cells = (0..NORM_W * NORM_H)
+                    .map(|c| {
+                        let (cx, cy) = ((c % NORM_W) as u32, (c / NORM_W) as u32);
+                        let grey = img.get_pixel(x0 + cx * S, S + cy * S).0[0];
+                        f32::from(255 - grey) / 255.0
+                    })
+                    .collect();
+                Glyph { cells, aspect }
+            })
+            .collect();
+        if digits.iter().any(|g| !(0.05..=5.0).contains(&g.aspect)) {
+            return None;
+        }
+        Some(DigitBook {
+            digits: digits.try_into().ok()?,
+        })
+    }
+}
+
+/// Pixels per cell in a book's strip.
+const STRIP_SCALE: u32 = 4;
+
+/// Learns a typeface's ten digits from a clock counting down, look by look. Each look's
+/// glyphs are sorted into drawings (glyphs within `SAME_DRAWING` of each other); a look a second
+/// after another whose seconds' drawing changed says that drawing is one less than the last
+/// (mod 10), and the look where the tens changed with it says the seconds went from 0 to 9.
+/// Once the ten drawings are tied to ten digits without a contradiction, the book is known.
+#[derive(Clone, Debug, Default)]
+pub struct Countdown {
+    /// One glyph per drawing seen.
+    drawings: Vec<Glyph>,
+    /// The last look: when (in seconds), and its drawings (minutes, tens, ones).
+    last: Option<(f64, Vec<usize>, usize, usize)>,
+    /// Seconds' drawings one step apart: (before, after, the tens changed too).
+    steps: Vec<(usize, usize, bool)>,
+    /// Looks that were no clock.
+    pub not_clocks: usize,
+}
+
+/// Looks farther apart than this may straddle two ticks of the clock: they teach nothing.
+const TICK: f64 = 1.0;
+/// More drawings than this is no clock in one typeface (ten digits, with a few doubles from
+/// noise or scaling).
+const MAX_DRAWINGS: usize = 30;
+
+impl Countdown {
+    /// Takes one look at the clock, at `at` seconds on any steady clock.
+    pub fn see(&mut self, at: f64, cut: &Cut) {
+        let Some((minutes, tens, ones)) = cut.clock() else {
+            self.not_clocks += 1;
+            self.last = None;
+            return;
+        };
+        let minutes: Vec<usize> = minutes.iter().map(|g| self.drawing(g)).collect();
+        let (tens, ones) = (self.drawing(tens), self.drawing(ones));
+        if self.drawings.len() > MAX_DRAWINGS {
+            *self = Countdown {
+                not_clocks: self.not_clocks + 1,
+                ..Countdown::default()
+            };
+            return;
+        }
+        if let Some((t, _, last_tens, last_ones)) = &self.last
+            && at - t < TICK
+            && *last_ones != ones
+        {
+            let step = (*last_ones, ones, *last_tens != tens);
+            if !self.steps.contains(&step) {
+                self.steps.push(step);
+            }
+        }
+        self.last = Some((at, minutes, tens, ones));
+    }
+
+    /// The drawing `g` is, a new one if it is like none seen.
+    fn drawing(&mut self, g: &Glyph) -> usize {
+        match self
+            .drawings
+            .iter()
+            .position(|d| d.distance(g) <= SAME_DRAWING)
+        {
+            Some(i) => i,
+            None => {
+                self.drawings.push(g.clone());
+                self.drawings.len() - 1
+            }
+        }
+    }
+
+    /// The digits, once every one has been tied to a drawing without a contradiction.
+    pub fn book(&self) -> Option<DigitBook> {
+        let mut label: Vec<Option<u8>> = vec![None; self.drawings.len()];
+        // A step where the tens changed: the seconds went from 0 to 9.
+        let &(zero, nine, _) = self.steps.iter().find(|s| s.2)?;
+        label[zero] = Some(0);
+        label[nine] = Some(9);
+        // Every step: the drawing after is one less than the one before.
+        loop {
+            let mut grew = false;
+            for &(before, after, _) in &self.steps {
+                match (label[before], label[after]) {
+                    (Some(b), None) => {
+                        label[after] = Some((b + 9) % 10);
+                        grew = true;
+                    }
+                    (None, Some(a)) => {
+                        label[before] = Some((a + 1) % 10);
+                        grew = true;
+                    }
+                    (Some(b), Some(a)) if (b + 9) % 10 != a => return None,
+                    _ => {}
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let mut digits: [Option<Glyph>; 10] = Default::default();
+        for (i, l) in label.iter().enumerate() {
+            if let Some(d) = l {
+                match &digits[usize::from(*d)] {
+                    // Two drawings of one digit (at two places, a pixel's fraction apart)
+                    // are fine only if they are alike.
+                    Some(g) if g.distance(&self.drawings[i]) > READ_NEAR => return None,
+                    Some(_) => {}
+                    None => digits[usize::from(*d)] = Some(self.drawings[i].clone()),
+                }
+            }
+        }
+        let digits: Vec<Glyph> = digits.into_iter().collect::<Option<_>>()?;
+        let book = DigitBook {
+            digits: digits.try_into().ok()?,
+        };
+        // Ten digits that are not told apart are no book.
+        let apart = (0..10).all(|i| {
+            (0..10).all(|j| i == j || book.digits[i].distance(&book.digits[j]) > 2.0 * SAME_DRAWING)
+        });
+        apart.then_some(book)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ab_glyph::{FontRef, PxScale};
+    use image::Rgba;
+    use imageproc::drawing::draw_text_mut;
+
+    /// `text` drawn in `font` at `size` on a `bg` box, as a game's header draws its numbers.
+    fn drawn(font: &FontRef, text: &str, size: f32, ink: [u8; 3], bg: [u8; 3]) -> RgbaImage {
+        let w = (size * 0.8 * text.len() as f32 + size) as u32;
+        let h = (size * 1.6) as u32;
+        let mut img = RgbaImage::from_pixel(w, h, Rgba([bg[0], bg[1], bg[2], 255]));
+        let (x, y) = ((size * 0.4) as i32, (size * 0.2) as i32);
+        let colour = Rgba([ink[0], ink[1], ink[2], 255]);
+        draw_text_mut(&mut img, colour, x, y, PxScale::from(size), font, text);
+        img
+    }
+
+    fn all(img: &RgbaImage) -> Area {
+        Area {
+            x0: 0,
+            y0: 0,
+            x1: img.width(),
+            y1: img.height(),
+        }
+    }
+
+    fn faces() -> Vec<(&'static str, FontRef<'static>)> {
+        vec![
+            (
+                "DejaVu Sans Bold",
+                FontRef::try_from_slice(dejavu::sans::bold()).unwrap(),
+            ),
+            (
+                "DejaVu Sans",
+                FontRef::try_from_slice(dejavu::sans::regular()).unwrap(),
+            ),
+            (
+                "DejaVu Sans Mono",
+                FontRef::try_from_slice(dejavu::sans_mono::regular()).unwrap(),
+            ),
+        ]
+    }
+
+    /// A clock counting down from `from` seconds, looked at four times a second, in `font`.
+    fn learn(font: &FontRef, from: u32, looks: u32, size: f32) -> Countdown {
+        let mut c = Countdown::default();
+        for k in 0..looks {
+            let t = f64::from(k) * 0.25;
+            let left = from - (t as u32);
+            let text = format!("{}:{:02}", left / 60, left % 60);
+            let img = drawn(font, &text, size, [255, 255, 255], [30, 60, 120]);
+            c.see(t, &cut(&img, all(&img)));
+        }
+        c
+    }
+
+    #[test]
+    fn a_clock_is_cut_into_minutes_colon_and_seconds() {
+        for (name, font) in faces() {
+            // (text, glyphs, colon)
+            let cases = [
+                ("1:58", 3, Some(1)),
+                ("10:05", 4, Some(2)),
+                ("2450", 4, None),
+            ];
+            for (text, n, colon) in cases {
+                let img = drawn(&font, text, 40.0, [250, 250, 250], [40, 80, 140]);
+                let c = cut(&img, all(&img));
+                assert_eq!(
+                    (c.glyphs.len(), c.colon, c.stray),
+                    (n, colon, false),
+                    "{name} {text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn twenty_seconds_of_a_clock_teach_every_digit_and_the_score_is_read_with_them() {
+        for (name, font) in faces() {
+            // From 1:57 the seconds pass 0 to 9 at 1:50: 20 s of looks hold a borrow and a
+            // full turn of the seconds.
+            let book = learn(&font, 117, 80, 44.0)
+                .book()
+                .unwrap_or_else(|| panic!("{name}: no book"));
+            // Numbers drawn at other sizes, dark on light, as a score box may be.
+            for (value, size) in [
+                (0, 44.0),
+                (1821, 30.0),
+                (5532, 60.0),
+                (907_364, 36.0),
+                (61_702_948, 90.0),
+            ] {
+                let img = drawn(
+                    &font,
+                    &value.to_string(),
+                    size,
+                    [20, 20, 20],
+                    [240, 230, 200],
+                );
+                let read = book.number(&cut(&img, all(&img)));
+                assert_eq!(
+                    read,
+                    Some(ReadNumber { value, sure: true }),
+                    "{name} {value} at {size}"
+                );
+            }
+            let img = drawn(&font, "0:20", 44.0, [255, 255, 255], [30, 60, 120]);
+            assert_eq!(
+                book.clock(&cut(&img, all(&img))),
+                Some(ReadNumber {
+                    value: 20,
+                    sure: true
+                }),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn digits_drawn_small_are_never_read_wrong_and_sure() {
+        for (name, font) in faces() {
+            let book = learn(&font, 117, 80, 44.0).book().unwrap();
+            for size in [16.0, 20.0, 26.0] {
+                let img = drawn(&font, "0123456789", size, [20; 3], [240, 230, 200]);
+                let c = cut(&img, all(&img));
+                assert_eq!(c.glyphs.len(), 10, "{name} at {size}");
+                for (i, g) in c.glyphs.iter().enumerate() {
+                    let (digit, sure, _) = book.classify(g);
+                    assert!(
+                        !sure || usize::from(digit) == i,
+                        "{name} at {size}: {i} read as {digit}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn too_few_looks_teach_nothing_and_a_still_clock_teaches_nothing() {
+        let font = FontRef::try_from_slice(dejavu::sans::bold()).unwrap();
+        // 8 s without a borrow (1:57 to 1:50 is reached at 7 s: 1:58 to 1:51 is not).
+        assert!(learn(&font, 118, 32, 44.0).book().is_none());
+        // A frozen clock: the same drawing every look.
+        let mut c = Countdown::default();
+        let img = drawn(&font, "1:30", 44.0, [255, 255, 255], [30, 60, 120]);
+        for k in 0..100 {
+            c.see(f64::from(k) * 0.25, &cut(&img, all(&img)));
+        }
+        assert!(c.book().is_none());
+        // Looks two seconds apart may straddle two ticks: they tie nothing.
+        let mut c = Countdown::default();
+        for k in 0..40u32 {
+            let left = 117 - 2 * k;
+            let img = drawn(
+                &font,
+                &format!("{}:{:02}", left / 60, left % 60),
+                44.0,
+                [255; 3],
+                [0; 3],
+            );
+            c.see(f64::from(k) * 2.0, &cut(&img, all(&img)));
+        }
+        assert!(c.book().is_none());
+    }
+
+    #[test]
+    fn a_book_survives_its_strip() {
+        let font = FontRef::try_from_slice(dejavu::sans::bold()).unwrap();
+        let book = learn(&font, 117, 80, 44.0).book().unwrap();
+        let back = DigitBook::from_strip(&book.strip()).expect("a strip");
+        for (a, b) in book.digits.iter().zip(&back.digits) {
+            assert!(a.distance(b) < 0.01, "{a:?} {b:?}");
+        }
+        assert!(DigitBook::from_strip(&GrayImage::new(10, 10)).is_none());
+    }
+
+    #[test]
+    fn an_empty_or_flat_box_holds_no_number() {
+        let img = RgbaImage::from_pixel(40, 20, Rgba([90, 90, 90, 255]));
+        assert_eq!(cut(&img, all(&img)), Cut::default());
+        let off = Area {
+            x0: 100,
+            y0: 100,
+            x1: 200,
+            y1: 200,
+        };
+        assert_eq!(cut(&img, off), Cut::default());
+    }
+}
