@@ -109,9 +109,27 @@ pub struct Profile {
     /// shows); `None`: nothing is tapped between rounds.
     advance: Option<Point>,
     /// The game's score on the round's screen, as a box (left, top, right, bottom).
-    score: Option<ScoreBox>,
+    score: Option<ScreenBox>,
+    /// The game's clock (m:ss, counting down) on the round's screen, and its digits.
+    clock: Option<Clock>,
     /// The file it was loaded from (glyph strips are found beside it).
     source: Option<PathBuf>,
+}
+
+/// Where the game shows its round's clock (m:ss, counting down), and the file beside the
+/// profile holding the digits learned off it (`vision::digits`): the score's digits too, in
+/// the same typeface.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clock {
+    pub area: ScreenBox,
+    /// The digits' strip (a PNG beside the profile), once learned.
+    pub digits: Option<String>,
+}
+
+/// Whether `file` names a file beside the profile (no folder above it, not absolute).
+fn beside(file: &str) -> bool {
+    let file = file.trim();
+    !(file.is_empty() || file.contains("..") || Path::new(file).is_absolute())
 }
 
 /// Where a profile keeps its glyph templates: a strip of glyph cells side by side (a PNG
@@ -216,6 +234,17 @@ struct RawProfile {
     glyphs: Option<Spanned<RawGlyphs>>,
     advance: Option<Spanned<RawAdvance>>,
     score: Option<Spanned<RawScore>>,
+    clock: Option<Spanned<RawClock>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClock {
+    /// Left, top, right, bottom of the clock on the round's screen.
+    #[serde(rename = "box")]
+    area: [f64; 4],
+    /// The learned digits' strip, beside the profile.
+    digits: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -229,7 +258,7 @@ struct RawScore {
 /// Where the game shows its score during a round, in screen pixels: after the round's first
 /// words the bot checks it has moved (a game that takes no word leaves it still).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ScoreBox {
+pub struct ScreenBox {
     pub x0: f32,
     pub y0: f32,
     pub x1: f32,
@@ -335,6 +364,7 @@ enum Part {
     Glyphs,
     Advance,
     Score,
+    Clock,
 }
 
 /// What is wrong with a profile's parts, before it is placed in a file.
@@ -368,7 +398,8 @@ pub struct ProfileBuilder {
     glyphs: Option<Glyphs>,
     advance: Option<Point>,
     /// The game's score on the round's screen, as a box (left, top, right, bottom).
-    score: Option<ScoreBox>,
+    score: Option<ScreenBox>,
+    clock: Option<Clock>,
     source: Option<PathBuf>,
 }
 
@@ -397,14 +428,21 @@ impl ProfileBuilder {
             glyphs: None,
             advance: None,
             score: None,
+            clock: None,
             source: None,
         }
     }
 
     /// The results screen's Play/Next button, tapped between rounds.
     /// Where the game shows its score during a round.
-    pub fn score(mut self, area: Option<ScoreBox>) -> ProfileBuilder {
+    pub fn score(mut self, area: Option<ScreenBox>) -> ProfileBuilder {
         self.score = area;
+        self
+    }
+
+    /// Where the game shows its round's clock, and its learned digits.
+    pub fn clock(mut self, clock: Option<Clock>) -> ProfileBuilder {
+        self.clock = clock;
         self
     }
 
@@ -471,6 +509,7 @@ impl ProfileBuilder {
             glyphs: self.glyphs,
             advance: self.advance,
             score: self.score,
+            clock: self.clock,
             source: self.source,
         })
     }
@@ -488,10 +527,7 @@ impl ProfileBuilder {
             );
         }
         if let Some(b) = self.score
-            && !(b.x0 < b.x1
-                && b.y0 < b.y1
-                && self.on_screen((b.x0, b.y0), 0.0)
-                && self.on_screen((b.x1, b.y1), 0.0))
+            && !self.is_box(b)
         {
             return refuse(
                 Part::Score,
@@ -501,6 +537,28 @@ impl ProfileBuilder {
                 ),
                 "box = [left, top, right, bottom] around the game's score, in pixels",
             );
+        }
+        if let Some(c) = &self.clock {
+            let b = c.area;
+            if !self.is_box(b) {
+                return refuse(
+                    Part::Clock,
+                    format!(
+                        "clock box [{}, {}, {}, {}] is not a box on the {}x{} screen",
+                        b.x0, b.y0, b.x1, b.y1, self.width, self.height
+                    ),
+                    "box = [left, top, right, bottom] around the game's clock (m:ss), in pixels",
+                );
+            }
+            if let Some(file) = &c.digits
+                && !beside(file)
+            {
+                return refuse(
+                    Part::Clock,
+                    format!("clock.digits {file:?} is not a file name beside the profile"),
+                    "",
+                );
+            }
         }
         if let Some(p) = self.advance
             && !(p.0.is_finite() && p.1.is_finite() && self.on_screen(p, 0.0))
@@ -522,8 +580,8 @@ impl ProfileBuilder {
                     "the letter of each cell of the strip, left to right: letters = \"R B E N Qu\"",
                 );
             }
-            let file = g.file.trim();
-            if file.is_empty() || file.contains("..") || Path::new(file).is_absolute() {
+            if !beside(&g.file) {
+                let file = g.file.trim();
                 return refuse(
                     Part::Glyphs,
                     format!("glyphs.file {file:?} is not a file name beside the profile"),
@@ -559,6 +617,14 @@ impl ProfileBuilder {
             && y - half >= 0.0
             && x + half <= self.width as f32
             && y + half <= self.height as f32
+    }
+
+    /// Whether `b` is a box (not flat, not inverted) on the screen.
+    fn is_box(&self, b: ScreenBox) -> bool {
+        b.x0 < b.x1
+            && b.y0 < b.y1
+            && self.on_screen((b.x0, b.y0), 0.0)
+            && self.on_screen((b.x1, b.y1), 0.0)
     }
 
     fn check_grid(&self) -> Result<(), Refusal> {
@@ -805,6 +871,7 @@ struct Spans {
     glyphs: Option<Span>,
     advance: Option<Span>,
     score: Option<Span>,
+    clock: Option<Span>,
 }
 
 type Span = std::ops::Range<usize>;
@@ -824,6 +891,7 @@ impl Spans {
             Part::Glyphs => self.glyphs.clone()?,
             Part::Advance => self.advance.clone()?,
             Part::Score => self.score.clone()?,
+            Part::Clock => self.clock.clone()?,
         })
     }
 }
@@ -1033,23 +1101,31 @@ impl Profile {
             glyphs: raw.glyphs.as_ref().map(Spanned::span),
             advance: raw.advance.as_ref().map(Spanned::span),
             score: raw.score.as_ref().map(Spanned::span),
+            clock: raw.clock.as_ref().map(Spanned::span),
         };
         let (screen, input, rules) = (raw.screen.get_ref(), &raw.input, raw.rules.get_ref());
+        let screen_box = |what: &str, a: [f64; 4], span: Span| {
+            let corner = |x, y| {
+                grid_point(what, [x, y]).map_err(|m| {
+                    err(
+                        Some(span.clone()),
+                        m,
+                        "box = [left, top, right, bottom], in pixels",
+                    )
+                })
+            };
+            let ((x0, y0), (x1, y1)) = (corner(a[0], a[1])?, corner(a[2], a[3])?);
+            Ok::<_, ProfileError>(ScreenBox { x0, y0, x1, y1 })
+        };
         let score = match &raw.score {
-            Some(b) => {
-                let a = b.get_ref().area;
-                let corner = |x, y| {
-                    grid_point("score box", [x, y]).map_err(|m| {
-                        err(
-                            Some(b.span()),
-                            m,
-                            "box = [left, top, right, bottom], in pixels",
-                        )
-                    })
-                };
-                let ((x0, y0), (x1, y1)) = (corner(a[0], a[1])?, corner(a[2], a[3])?);
-                Some(ScoreBox { x0, y0, x1, y1 })
-            }
+            Some(b) => Some(screen_box("score box", b.get_ref().area, b.span())?),
+            None => None,
+        };
+        let clock = match &raw.clock {
+            Some(c) => Some(Clock {
+                area: screen_box("clock box", c.get_ref().area, c.span())?,
+                digits: c.get_ref().digits.clone(),
+            }),
             None => None,
         };
         let advance = match &raw.advance {
@@ -1093,6 +1169,7 @@ impl Profile {
         .glyphs(glyphs)
         .advance(advance)
         .score(score)
+        .clock(clock)
         .build_or_refuse()
         .map_err(|r| err(spans.of(r.part), r.message, r.hint))
     }
@@ -1112,6 +1189,7 @@ impl Profile {
             glyphs: self.glyphs.clone(),
             advance: self.advance,
             score: self.score,
+            clock: self.clock.clone(),
             source: self.source.clone(),
         }
     }
@@ -1163,8 +1241,19 @@ impl Profile {
     }
 
     /// Where the game shows its score during a round, when the profile knows.
-    pub fn score(&self) -> Option<ScoreBox> {
+    pub fn score(&self) -> Option<ScreenBox> {
         self.score
+    }
+
+    /// Where the game shows its round's clock, and its learned digits, when the profile knows.
+    pub fn clock(&self) -> Option<&Clock> {
+        self.clock.as_ref()
+    }
+
+    /// The learned digits' strip, when the profile has one and was loaded from a file.
+    pub fn digits_path(&self) -> Option<PathBuf> {
+        let file = self.clock.as_ref()?.digits.as_ref()?;
+        Some(self.source.as_ref()?.parent()?.join(file.trim()))
     }
 
     /// The file it was loaded from.
@@ -1256,6 +1345,16 @@ impl Profile {
                 "\n[score]             # the game's score in a round: checked to move after the first words\nbox = [{}, {}, {}, {}]\n",
                 b.x0, b.y0, b.x1, b.y1
             );
+        }
+        if let Some(c) = &self.clock {
+            let b = c.area;
+            out += &format!(
+                "\n[clock]             # the round's clock (m:ss): the deadline, and its digits read the score\nbox = [{}, {}, {}, {}]\n",
+                b.x0, b.y0, b.x1, b.y1
+            );
+            if let Some(d) = &c.digits {
+                out += &format!("digits = {}\n", toml_string(d));
+            }
         }
         if let Some(a) = self.advance {
             out += &format!(
@@ -1389,12 +1488,16 @@ impl Profile {
             b.1 = (b.1.0 * sx, b.1.1 * sy);
         }
         p.advance = p.advance.map(|a| (a.0 * sx, a.1 * sy));
-        p.score = p.score.map(|b| ScoreBox {
+        let scaled = |b: ScreenBox| ScreenBox {
             x0: b.x0 * sx,
             y0: b.y0 * sy,
             x1: b.x1 * sx,
             y1: b.y1 * sy,
-        });
+        };
+        p.score = p.score.map(scaled);
+        if let Some(c) = &mut p.clock {
+            c.area = scaled(c.area);
+        }
         p.tile *= s;
         p.button_radius *= s;
         Ok(p)
@@ -1646,6 +1749,15 @@ freeze_every_secs = 30
                 .to_vec(),
         });
         odd.advance = Some((540.0, 1770.5));
+        odd.clock = Some(Clock {
+            area: ScreenBox {
+                x0: 40.0,
+                y0: 300.5,
+                x1: 378.0,
+                y1: 430.0,
+            },
+            digits: Some("odd \"digits\".png".into()),
+        });
         let text = odd.to_toml("");
         assert_eq!(Profile::from_toml_str(&text, "x").unwrap(), odd, "{text}");
         // An advance button off the screen is refused with its line.
@@ -1653,6 +1765,41 @@ freeze_every_secs = 30
         let e = Profile::from_toml_str(&off, "x").unwrap_err();
         assert!(e.message.contains("advance"), "{e}");
         assert_eq!(e.line, off.lines().position(|l| l == "[advance]           # the results screen's Play/Next, tapped between rounds").map(|i| i + 1), "{e}");
+    }
+
+    #[test]
+    fn a_clock_is_a_box_on_the_screen_with_its_digits_beside_the_profile() {
+        let clock = |rest: &str| format!("{GOOD}\n[clock]\n{rest}\n");
+        let p = Profile::from_toml_str(&clock("box = [40, 90, 280, 170]"), "t").unwrap();
+        let c = p.clock().unwrap();
+        assert_eq!(
+            (c.area.x0, c.area.y1, c.digits.as_deref()),
+            (40.0, 170.0, None)
+        );
+        assert_eq!(
+            p.for_screen(1200, 1920).unwrap().clock().unwrap().area.x1,
+            420.0
+        );
+        // (the table's rest, message contains)
+        let cases = [
+            (
+                "box = [280, 90, 40, 170]",
+                "clock box [280, 90, 40, 170] is not a box",
+            ),
+            ("box = [40, 90, 280, 1700]", "on the 800x1280 screen"),
+            (
+                "box = [40, 90, 280, 170]\ndigits = \"../d.png\"",
+                "not a file name beside",
+            ),
+            ("box = [40, 90, 280, 170]\nfont = 3", "unknown field `font`"),
+        ];
+        for (rest, message) in cases {
+            let text = clock(rest);
+            let e = Profile::from_toml_str(&text, "t").unwrap_err();
+            assert!(e.message.contains(message), "{rest}: {e}");
+            let line = text.lines().position(|l| l == "[clock]").unwrap() + 1;
+            assert!(e.line.is_some_and(|l| l >= line), "{rest}: {e}");
+        }
     }
 
     #[test]

@@ -905,7 +905,16 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         phone.device().key(Key::Power);
         let addr = phone.addr().to_string();
         let name = format!("new-{}", model.name());
-        let out = run(&["calibrate", "--name", &name, "--connect", &addr]);
+        // Watching for the clock and score is the test below's.
+        let out = run(&[
+            "calibrate",
+            "--name",
+            &name,
+            "--connect",
+            &addr,
+            "--watch-secs",
+            "0",
+        ]);
         let what = format!("{}: {}", model.name(), text(&out.stderr));
         assert!(out.status.success(), "{what}");
         let said = text(&out.stdout);
@@ -1082,7 +1091,15 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
         let at = (button.x + 9.0, button.y - 6.0);
         let name = format!("tapped-{}", model.name());
         let mut child = through_server(&server, &dir, "calibrate")
-            .args(["--name", &name, "--connect", &addr, "--tap"])
+            .args([
+                "--name",
+                &name,
+                "--connect",
+                &addr,
+                "--tap",
+                "--watch-secs",
+                "0",
+            ])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -1152,7 +1169,15 @@ fn calibrate_tap_advance_takes_play_next_from_a_tap_once_the_round_is_over() {
         (play.y0 + play.y1) / 2.0 + 5.0,
     );
     let mut child = through_server(&server, &dir, "calibrate")
-        .args(["--name", "next", "--connect", &addr, "--tap-advance"])
+        .args([
+            "--name",
+            "next",
+            "--connect",
+            &addr,
+            "--tap-advance",
+            "--watch-secs",
+            "0",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -1697,6 +1722,7 @@ fn history_sums_up_per_phone_and_plots_the_rounds() {
         screenshot: None,
         score_moved: None,
         words_entered_again: 0,
+        points_seen: None,
     };
     let rounds = [
         round("127.0.0.1:5555", 1_700_000_000, 1220, Ended::AllWords),
@@ -2502,4 +2528,82 @@ fn read_learn_keeps_a_confirmed_boards_glyphs_in_the_profile() {
         "no profile",
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A game drawn in a face the reader has no references for, which ignores a word begun less
+/// than 120 ms after the last it took: `calibrate` finds its clock and score by watching the
+/// round and learns the digits off the clock, with no person; `play` then reports the score
+/// the game shows (the referee's, exactly), below the points it entered and with a warning;
+/// `read` shows the score and the clock.
+#[test]
+fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::screen::Face;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(font) = scramblebot::vision::corpus::font_file(
+        std::path::Path::new("/usr/share/fonts"),
+        "Comfortaa-Bold",
+    ) else {
+        scramblebot::testing::skip("the typeface Comfortaa-Bold", "fonts-comfortaa");
+        return;
+    };
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let phone = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig {
+            accept_gap: std::time::Duration::from_millis(120),
+            ..GameConfig::default()
+        },
+        report: None,
+        letters: Some(Face::load(&font).unwrap()),
+    });
+    let addr = phone.addr().to_string();
+    let dir = fresh_dir("numbers");
+    let run = |args: &[&str]| {
+        through_server(&server, &dir, args[0])
+            .args(&args[1..])
+            .output()
+            .unwrap()
+    };
+    let out = run(&["calibrate", "--name", "swf", "--connect", &addr]);
+    let said = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{said}", text(&out.stderr));
+    assert!(said.contains("its ten digits learned in"), "{said}");
+    assert!(said.contains("score at ["), "{said}");
+    assert!(dir.join("devices/swf.digits.png").is_file());
+    let out = run(&["play", "--device", "swf", "-s", &addr, "--json"]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = phone.device().report();
+    assert!(
+        report.rejected() > 0,
+        "the gap refused some words: {report:?}"
+    );
+    assert_eq!(r["points_seen"], report.score, "{r}");
+    let entered = r["bot"]["points_entered"].as_u64().unwrap();
+    assert!(u64::from(report.score) < entered, "{r}");
+    assert!(err.contains("WARNING: the game shows"), "{err}");
+    // The screen as it is now, read with the profile: the score, and the clock.
+    let png = dir.join("now.png");
+    phone.device().screenshot().save(&png).unwrap();
+    let left = phone.device().report().time_left_ms;
+    let profile = dir.join("devices/swf.toml");
+    let out = scramblebot(&[
+        "read",
+        png.to_str().unwrap(),
+        "--profile",
+        profile.to_str().unwrap(),
+        "--json",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    assert_eq!(j["score"], report.score, "{j}");
+    let clock = j["clock_secs"].as_f64().expect("the clock read");
+    assert!(
+        (clock - left / 1e3).abs() <= 1.5,
+        "{clock} s read, {left} ms left"
+    );
 }

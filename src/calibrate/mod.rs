@@ -6,6 +6,7 @@
 //! tap on Freeze) and `save` writes the profile with its pictures.
 
 pub mod learn;
+pub mod numbers;
 pub mod probe;
 
 use std::path::{Path, PathBuf};
@@ -232,6 +233,8 @@ pub struct Saved {
     pub overlay: PathBuf,
     /// The glyph strip, when one was learned.
     pub glyphs: Option<PathBuf>,
+    /// The game's digits (learned off its clock), when they were.
+    pub digits: Option<PathBuf>,
     /// The directory did not exist and was made.
     pub made_dir: bool,
 }
@@ -265,13 +268,15 @@ pub fn paths(dir: &Path, name: &str) -> Saved {
         profile: dir.join(format!("{name}.toml")),
         overlay: dir.join(format!("{name}.overlay.png")),
         glyphs: Some(dir.join(format!("{name}.glyphs.png"))),
+        digits: Some(dir.join(format!("{name}.digits.png"))),
         made_dir: false,
     }
 }
 
 /// Writes `profile` (with `header` as its opening comment), the overlay of `reading` on `img`,
-/// and the glyph strip if there is one, into `dir` (made if missing, when its parent exists).
-/// An existing profile is kept unless `replace`.
+/// and the glyph strip and the digits' strip if there are, into `dir` (made if missing, when
+/// its parent exists). An existing profile is kept unless `replace`.
+#[allow(clippy::too_many_arguments)] // each is one file's content; a struct would only rename them
 pub fn save(
     dir: &Path,
     profile: &Profile,
@@ -279,6 +284,7 @@ pub fn save(
     img: &RgbaImage,
     reading: &Reading,
     strip: Option<&image::GrayImage>,
+    digits: Option<&image::GrayImage>,
     replace: bool,
 ) -> Result<Saved, SaveError> {
     let mut saved = paths(dir, profile.name());
@@ -314,6 +320,13 @@ pub fn save(
             source,
         })?,
         _ => saved.glyphs = None,
+    }
+    match (digits, &saved.digits) {
+        (Some(strip), Some(path)) => strip.save(path).map_err(|source| SaveError::Image {
+            path: path.clone(),
+            source,
+        })?,
+        _ => saved.digits = None,
     }
     std::fs::write(&saved.profile, profile.to_toml(header)).map_err(|source| SaveError::Io {
         path: saved.profile.clone(),

@@ -6,10 +6,12 @@ use std::time::Duration;
 
 use image::RgbaImage;
 
+use super::numbers;
 use crate::phone::sendevent::{Panel, parse_getevent};
 use crate::phone::{Lock, Phone, PhoneError};
 use crate::play::Injector;
 use crate::profile::{Point, Route};
+use crate::vision::digits::{self, Area, Countdown, DigitBook};
 
 /// Why a phone could not be probed.
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +58,16 @@ impl Button {
     }
 }
 
+/// What to watch the round for, and for how long (`watch_numbers`).
+#[derive(Clone, Copy, Debug)]
+pub struct NumbersAsk {
+    /// The clock's box when the user gave it.
+    pub clock: Option<Area>,
+    /// The score's box when the user gave it.
+    pub score: Option<Area>,
+    pub limit: Duration,
+}
+
 /// What probing found.
 pub struct Probed {
     pub screenshot: RgbaImage,
@@ -67,6 +79,8 @@ pub struct Probed {
     pub routes: Vec<Route>,
     /// Where the person tapped each button asked for, in the order asked.
     pub tapped: Vec<(Button, Point)>,
+    /// The game's numbers, when asked for and the screenshot showed a grid to leave out.
+    pub numbers: Option<Numbers>,
 }
 
 impl Probed {
@@ -76,12 +90,14 @@ impl Probed {
     }
 }
 
-/// Probes `phone`, then asks for a tap on each of `taps` in turn (`ask` is called first, to
-/// tell the person) and waits up to `tap_wait` for each.
+/// Probes `phone`, watches the round for its numbers when asked (before any tap: a Freeze
+/// stops the clock, and the results screen has none), then asks for a tap on each of `taps`
+/// in turn (`ask` is called first, to tell the person) and waits up to `tap_wait` for each.
 pub async fn probe(
     phone: &Phone,
     taps: &[Button],
     tap_wait: Duration,
+    numbers: Option<NumbersAsk>,
     ask: &mut (dyn FnMut(Button, Duration) + Send),
 ) -> Result<Probed, ProbeError> {
     let mut about = vec![format!(
@@ -108,6 +124,14 @@ pub async fn probe(
         None => "no touchscreen in `getevent -p` (sendevent cannot be used)".into(),
     });
     let routes = working_routes(phone, &mut about).await;
+    let grid = crate::vision::grid::find(&screenshot);
+    let numbers = match (numbers, grid) {
+        (Some(n), Some(grid)) => {
+            let skip = numbers::grid_area(&grid);
+            Some(watch_numbers(phone, skip, n.clock, n.score, n.limit).await?)
+        }
+        _ => None,
+    };
     let mut tapped = Vec::new();
     for &button in taps {
         let panel = panel.as_ref().ok_or(ProbeError::NoTouchscreen)?;
@@ -122,6 +146,7 @@ pub async fn probe(
         panel,
         routes,
         tapped,
+        numbers,
     })
 }
 
@@ -148,4 +173,115 @@ async fn working_routes(phone: &Phone, about: &mut Vec<String>) -> Vec<Route> {
             .join(", ")
     ));
     works
+}
+
+/// What watching a round's screen found of the game's numbers.
+pub struct Numbers {
+    pub clock: Option<Area>,
+    /// The digits the clock taught, when it counted down long enough.
+    pub digits: Option<DigitBook>,
+    pub score: Option<Area>,
+    /// What was found, or not, a line each, for the user.
+    pub about: Vec<String>,
+}
+
+/// Time between two looks at the clock (it ticks once a second).
+const NUMBERS_EVERY: Duration = Duration::from_millis(250);
+/// Looks that must pass before the busiest pixels are taken for the clock (three ticks).
+const CLOCK_LOOKS: u32 = 12;
+
+/// Watches the round on `phone` for up to `limit`, the grid (`skip`) left out: finds the
+/// clock (what changes every second), learns its digits as it counts down, then finds the
+/// score (a number they read surely). `clock` given by the user skips finding it; so does
+/// `score`.
+pub async fn watch_numbers(
+    phone: &Phone,
+    skip: Area,
+    clock: Option<Area>,
+    score: Option<Area>,
+    limit: Duration,
+) -> Result<Numbers, ProbeError> {
+    let started = tokio::time::Instant::now();
+    let (w, h) = phone.screen;
+    let mut changes = numbers::Changes::new(w, h, skip);
+    let mut found = clock;
+    let mut countdown = Countdown::default();
+    let mut last = None;
+    let mut book = None;
+    while started.elapsed() < limit {
+        let look = tokio::time::Instant::now();
+        let img = phone.screenshot().await?;
+        let at = started.elapsed().as_secs_f64();
+        match found {
+            None => {
+                changes.see(img);
+                if changes.looks >= CLOCK_LOOKS {
+                    found = numbers::clock_box(&changes);
+                }
+            }
+            Some(area) => {
+                countdown.see(at, &digits::cut(&img, area));
+                last = Some(img);
+                book = countdown.book();
+                if book.is_some() {
+                    break;
+                }
+            }
+        }
+        tokio::time::sleep_until(look + NUMBERS_EVERY).await;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let mut about = Vec::new();
+    let Some(clock) = found else {
+        about.push(format!(
+            "no clock found in {secs:.0} s (nothing outside the grid changed every second): give --clock-box, or calibrate during a round"
+        ));
+        return Ok(Numbers {
+            clock: None,
+            digits: None,
+            score,
+            about,
+        });
+    };
+    let place = |a: Area| format!("[{}, {}, {}, {}]", a.x0, a.y0, a.x1, a.y1);
+    let Some(book) = book else {
+        about.push(format!(
+            "clock at {}, its digits not learned in {secs:.0} s ({} looks were no m:ss): the score and clock will not be read",
+            place(clock),
+            countdown.not_clocks
+        ));
+        return Ok(Numbers {
+            clock: Some(clock),
+            digits: None,
+            score,
+            about,
+        });
+    };
+    about.push(format!(
+        "clock at {}: its ten digits learned in {secs:.0} s",
+        place(clock)
+    ));
+    let score = score.or_else(|| {
+        last.as_ref()
+            .and_then(|img| numbers::score_box(img, &book, skip, clock))
+    });
+    match (score, &last) {
+        (Some(s), Some(img)) => {
+            let shows = book
+                .number(&digits::cut(img, s))
+                .filter(|n| n.sure)
+                .map_or_else(|| "not read surely".to_owned(), |n| n.value.to_string());
+            about.push(format!("score at {} (shows {shows})", place(s)));
+        }
+        (Some(s), None) => about.push(format!("score at {}", place(s))),
+        (None, _) => about.push(
+            "no score found (no other number the clock's digits read): give --score-box".into(),
+        ),
+    }
+    Ok(Numbers {
+        clock: Some(clock),
+        digits: Some(book),
+        score,
+        about,
+    })
 }

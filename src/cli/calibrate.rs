@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use scramblebot::calibrate::probe::{self, Button, ProbeError};
 use scramblebot::calibrate::{self, CalibrateError, SaveError};
 use scramblebot::play::unsure_text;
-use scramblebot::profile::{Glyphs, Profile};
+use scramblebot::profile::{Clock, Glyphs, Profile, ScreenBox};
+use scramblebot::vision::digits::Area;
 use scramblebot::vision::glyph::Classifier;
 
 use super::{BadInput, NotSure, PhoneArgs, game_board, load_image, round_runtime, seconds};
@@ -46,6 +47,19 @@ pub struct CalibrateArgs {
     /// Play/Next button once the round is over, and take the daemon's `advance` from it.
     #[arg(long, conflicts_with_all = ["advance", "image"])]
     pub tap_advance: bool,
+    /// Where the game's round clock (m:ss, counting down) is, as LEFT,TOP,RIGHT,BOTTOM in
+    /// screen pixels, when watching the round does not find it.
+    #[arg(long, value_name = "L,T,R,B")]
+    pub clock_box: Option<String>,
+    /// Where the game's score is, as LEFT,TOP,RIGHT,BOTTOM in screen pixels, when watching
+    /// the round does not find it.
+    #[arg(long, value_name = "L,T,R,B")]
+    pub score_box: Option<String>,
+    /// How long to watch the round on the phone for its clock, the clock's digits (learned as
+    /// it counts down: 10 to 20 s) and the score, in seconds; 0 watches nothing. The bot then
+    /// reads what the game shows: its score, and the time left.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub watch_secs: f64,
     /// How long `--tap` and `--tap-advance` wait for each tap, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     pub tap_wait: f64,
@@ -73,6 +87,31 @@ fn builtin_verdict(differ: usize, unsure: usize) -> String {
     match unsure {
         0 => format!("{read}, every one surely"),
         n => format!("{read}, {n} of them unsure"),
+    }
+}
+
+/// "L,T,R,B" in screen pixels.
+fn four(what: &str, text: &str) -> Result<Area, BadInput> {
+    let v: Vec<u32> = text
+        .split(',')
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    match v[..] {
+        [x0, y0, x1, y1] if x0 < x1 && y0 < y1 => Ok(Area { x0, y0, x1, y1 }),
+        _ => Err(BadInput(anyhow::anyhow!(
+            "{what} {text:?} is not LEFT,TOP,RIGHT,BOTTOM in whole pixels, left of right and above bottom"
+        ))),
+    }
+}
+
+/// A box as a profile keeps it.
+fn screen_box(a: Area) -> ScreenBox {
+    ScreenBox {
+        x0: a.x0 as f32,
+        y0: a.y0 as f32,
+        x1: a.x1 as f32,
+        y1: a.y1 as f32,
     }
 }
 
@@ -106,6 +145,21 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     .filter_map(|(asked, b)| asked.then_some(b))
     .collect();
     let typed = args.board.as_deref().map(game_board).transpose()?;
+    let given_clock = args
+        .clock_box
+        .as_deref()
+        .map(|b| four("--clock-box", b))
+        .transpose()?;
+    let given_score = args
+        .score_box
+        .as_deref()
+        .map(|b| four("--score-box", b))
+        .transpose()?;
+    let watch = if args.watch_secs == 0.0 {
+        None
+    } else {
+        Some(seconds("--watch-secs", args.watch_secs, 1.0)?)
+    };
     let given_advance = args
         .advance
         .as_deref()
@@ -119,16 +173,29 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let (img, mut about, freeze, advance) = match &args.image {
+    let given_numbers = || probe::Numbers {
+        clock: given_clock,
+        digits: None,
+        score: given_score,
+        about: Vec::new(),
+    };
+    let (img, mut about, freeze, advance, numbers) = match &args.image {
         Some(path) => {
             let about = vec![format!("from the screenshot {}", path.display())];
-            (load_image(path)?, about, given_freeze, given_advance)
+            let img = load_image(path)?;
+            (img, about, given_freeze, given_advance, given_numbers())
         }
         None => {
-            let probed = probe_phone(&args.phone, &taps, tap_wait)?;
+            let ask = watch.map(|limit| probe::NumbersAsk {
+                clock: given_clock,
+                score: given_score,
+                limit,
+            });
+            let probed = probe_phone(&args.phone, &taps, tap_wait, ask)?;
             let freeze = probed.tapped(Button::Freeze).or(given_freeze);
             let advance = probed.tapped(Button::Advance).or(given_advance);
-            (probed.screenshot, probed.about, freeze, advance)
+            let numbers = probed.numbers.unwrap_or_else(given_numbers);
+            (probed.screenshot, probed.about, freeze, advance, numbers)
         }
     };
     let choice = match (freeze, args.no_freeze) {
@@ -144,9 +211,23 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             "no row of lifeline buttons under the grid: Freeze will not be tapped (add it with --freeze X,Y, or --tap on a phone)".to_owned()
         });
     }
+    about.extend(numbers.about.iter().cloned());
+    let clock = numbers.clock.map(|a| Clock {
+        area: screen_box(a),
+        digits: numbers
+            .digits
+            .as_ref()
+            .map(|_| format!("{}.digits.png", args.name)),
+    });
     let mut profile = cal
         .profile(&args.name)
-        .and_then(|p| p.to_builder().advance(advance).build())
+        .and_then(|p| {
+            p.to_builder()
+                .advance(advance)
+                .clock(clock)
+                .score(numbers.score.map(screen_box))
+                .build()
+        })
         .map_err(super::bad)?;
     let strip = match &typed {
         None => None,
@@ -195,6 +276,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         &img,
         reading,
         strip.as_ref(),
+        numbers.digits.as_ref().map(|d| d.strip()).as_ref(),
         args.force,
     )
     .map_err(|e| match e {
@@ -220,6 +302,7 @@ fn probe_phone(
     phone: &PhoneArgs,
     taps: &[Button],
     tap_wait: std::time::Duration,
+    numbers: Option<probe::NumbersAsk>,
 ) -> anyhow::Result<probe::Probed> {
     let opts = phone.options()?;
     round_runtime()?.block_on(async {
@@ -231,7 +314,13 @@ fn probe_phone(
                 limit.as_secs_f64()
             );
         };
-        probe::probe(&phone, taps, tap_wait, ask)
+        if let Some(n) = &numbers {
+            eprintln!(
+                "Watching the round for its clock and score (up to {} s)...",
+                n.limit.as_secs()
+            );
+        }
+        probe::probe(&phone, taps, tap_wait, numbers, ask)
             .await
             .map_err(|e| match e {
                 e @ ProbeError::NoTouchscreen => {

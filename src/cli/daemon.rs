@@ -389,12 +389,18 @@ fn line(event: &Event) -> Option<String> {
         } => format!("{serial}: back; board {board}, {words_left} words left"),
         Event::Progress { .. } => return None,
         Event::RoundEnded { record: r } => format!(
-            "{}: entered {} of {} words ({} of {} points as scored by the solver{}), {}",
+            "{}: entered {} of {} words ({} of {} points as scored by the solver{}{}), {}",
             r.serial,
             r.words_entered,
             r.words_planned,
             r.points_claimed,
             r.max_points,
+            match r.points_seen {
+                Some(seen) if scramblebot::play::seen_short(seen, r.points_claimed) =>
+                    format!("; WARNING: the game shows only {seen}"),
+                Some(seen) => format!("; the game shows {seen}"),
+                None => String::new(),
+            },
             match r.words_entered_again {
                 0 => String::new(),
                 n => format!(

@@ -62,6 +62,9 @@ struct PlayJson {
     /// Whether the game's score moved after the first words (with a profile that knows
     /// where the score is); false: the game took none of them.
     score_moved: Option<bool>,
+    /// The score the game showed after the round's words (with a profile that has learned
+    /// the game's digits: `calibrate`); the bot's own count is `bot.points_entered`.
+    points_seen: Option<u32>,
     bot: RoundOutcome,
 }
 
@@ -136,6 +139,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         );
     }
     let outcome = played.outcome;
+    if let Some(seen) = played.points_seen {
+        warn_if_short(seen, outcome.points_entered);
+    }
     let route = outcome.routes_text();
     // From the start of this process: what a user waits before the game sees a finger.
     let first_touch_ms = played
@@ -150,6 +156,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             route,
             first_touch_ms,
             score_moved: played.score.as_ref().map(|c| c.moved),
+            points_seen: played.points_seen,
             bot: outcome.clone(),
         })?;
         return failed(&outcome);
@@ -178,7 +185,23 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         outcome.freezes.len(),
         outcome.stop.text()
     )?;
+    match played.points_seen {
+        Some(seen) => super::outln!("the game shows {seen} points")?,
+        None => super::outln!(
+            "the game's score was not read (calibrate learns where it is and its digits); the points above are what was entered"
+        )?,
+    }
     failed(&outcome)
+}
+
+/// Warns, on stderr, when the game shows much less than the bot entered.
+fn warn_if_short(seen: u32, entered: u32) {
+    if play::seen_short(seen, entered) {
+        eprintln!(
+            "WARNING: the game shows {seen} points, {:.0}% of the {entered} points entered: it did not take every word (too fast for it, words not in its list, or touches missed)",
+            f64::from(seen) * 100.0 / f64::from(entered.max(1))
+        );
+    }
 }
 
 /// Solves the board by the profile's rules and enters its words, with a progress bar for a

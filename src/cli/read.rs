@@ -57,6 +57,10 @@ struct ReadJson<'a> {
     dimmed: bool,
     tiles: Vec<TileJson>,
     grid: GridJson,
+    /// The game's score and clock, with a profile that knows where they are and their digits
+    /// (`calibrate`); each null when not read surely.
+    score: Option<u32>,
+    clock_secs: Option<u32>,
     ms: f64,
 }
 
@@ -116,6 +120,14 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
         (None, p) => p,
     };
     let classifier = classifier_for(profile.as_ref())?;
+    // The game's own figures, with a profile that has learned its digits.
+    let book = match &profile {
+        Some(p) => scramblebot::play::digit_book_for(p)?.map(|b| (p, b)),
+        None => None,
+    };
+    let numbers = book
+        .as_ref()
+        .map(|(p, b)| scramblebot::play::numbers(&img, p, b));
     let started = std::time::Instant::now();
     let result = read::read(&img, grid.as_ref(), &classifier);
     let ms = started.elapsed().as_secs_f64() * 1e3;
@@ -159,6 +171,8 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
                 tiles_seen: g.seen,
                 from_profile: profile.as_ref().map(|p| p.name().to_owned()),
             },
+            score: numbers.and_then(|n| n.score),
+            clock_secs: numbers.and_then(|n| n.clock_secs),
             ms,
         };
         super::outln!("{}", serde_json::to_string(&json)?)?;
@@ -184,6 +198,17 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
                 None => format!("found ({} of 16 tiles seen)", g.seen),
             }
         )?;
+        if let Some(n) = numbers {
+            let said = |v: Option<u32>, show: &dyn Fn(u32) -> String| {
+                v.map_or_else(|| "not read surely".to_owned(), show)
+            };
+            writeln!(
+                out,
+                "the game shows: score {}, clock {}",
+                said(n.score, &|s| s.to_string()),
+                said(n.clock_secs, &|s| format!("{}:{:02}", s / 60, s % 60)),
+            )?;
+        }
     }
     if !reading.sure() {
         return Err(NotSure(format!("not sure of {}", unsure_text(&reading))).into());

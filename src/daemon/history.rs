@@ -62,6 +62,10 @@ pub struct RoundRecord {
     /// whose stroke the phone's going cut (it may never have reached the game).
     #[serde(default)]
     pub words_entered_again: usize,
+    /// The score the game showed after the round's words, read off the screen (with a
+    /// profile that learned the game's digits); `points_claimed` is what the bot entered.
+    #[serde(default)]
+    pub points_seen: Option<u32>,
 }
 
 /// Why the history could not be written or read.
@@ -257,6 +261,7 @@ mod tests {
             screenshot: None,
             score_moved: Some(true),
             words_entered_again: 0,
+            points_seen: None,
         }
     }
 

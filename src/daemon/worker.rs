@@ -459,6 +459,7 @@ impl Worker<'_> {
             screenshot: saved,
             score_moved: None,
             words_entered_again: 0,
+            points_seen: None,
         }
     }
 
@@ -612,6 +613,7 @@ impl Worker<'_> {
             screenshot: None,
             score_moved,
             words_entered_again: entered_again,
+            points_seen: played.points_seen,
         };
         self.emit(Event::RoundEnded { record });
         match &outcome.error {

@@ -24,9 +24,10 @@ use crate::board::{Board, tile_name};
 use crate::dict::Trie;
 use crate::gesture::GestureError;
 use crate::phone::{Lock, Phone, PhoneError};
-use crate::profile::{Profile, ProfileError, Route, ScoreBox};
+use crate::profile::{Profile, ProfileError, Route, ScreenBox};
 use crate::score::{Bonuses, Rules};
 use crate::solve::{Order, Solver};
+use crate::vision::digits::{self, Area, DigitBook};
 use crate::vision::glyph::{Classifier, TemplateError, templates};
 use crate::vision::grid::Grid;
 use crate::vision::read::{Reading, SURE};
@@ -52,6 +53,12 @@ pub enum PlayError {
         profile: String,
         path: PathBuf,
         source: TemplatesError,
+    },
+    #[error("profile {profile}: digits {}: {why}", path.display())]
+    Digits {
+        profile: String,
+        path: PathBuf,
+        why: String,
     },
     /// The caller's stop signal ended the wait.
     #[error("stopped before a board was seen")]
@@ -324,6 +331,65 @@ pub fn classifier_for(profile: Option<&Profile>) -> Result<Classifier, PlayError
     Ok(Classifier::with_templates(learned))
 }
 
+/// The game's digits as the profile's clock taught them (`calibrate`), when it has them.
+pub fn digit_book_for(profile: &Profile) -> Result<Option<DigitBook>, PlayError> {
+    let Some(path) = profile.digits_path() else {
+        return Ok(None);
+    };
+    let failed = |why: String| PlayError::Digits {
+        profile: profile.name().to_owned(),
+        path: path.clone(),
+        why,
+    };
+    let strip = image::open(&path).map_err(|e| failed(e.to_string()))?;
+    DigitBook::from_strip(&strip.to_luma8())
+        .map(Some)
+        .ok_or_else(|| failed("not a strip of ten digits".into()))
+}
+
+/// A box of a profile as the digit reader takes it (whole pixels, clamped at 0).
+pub fn area(b: ScreenBox) -> Area {
+    let px = |v: f32| v.max(0.0).round() as u32;
+    Area {
+        x0: px(b.x0),
+        y0: px(b.y0),
+        x1: px(b.x1),
+        y1: px(b.y1),
+    }
+}
+
+/// What the game's numbers show on `img`: its score and its clock (in seconds), each when the
+/// profile knows where it is and it is read surely with `book`.
+pub fn numbers(img: &RgbaImage, profile: &Profile, book: &DigitBook) -> Numbers {
+    let score = profile
+        .score()
+        .and_then(|b| book.number(&digits::cut(img, area(b))))
+        .filter(|n| n.sure)
+        .map(|n| n.value);
+    let clock_secs = profile
+        .clock()
+        .and_then(|c| book.clock(&digits::cut(img, area(c.area))))
+        .filter(|n| n.sure)
+        .map(|n| n.value);
+    Numbers { score, clock_secs }
+}
+
+/// Under this share of the points entered, the score the game shows is warned of: the game
+/// took fewer words than the bot entered (too fast for it, words it does not know, a miss).
+pub const SEEN_SHARE_WARNED: f64 = 0.95;
+
+/// Whether the game shows loudly less than the bot entered (`SEEN_SHARE_WARNED`).
+pub fn seen_short(seen: u32, entered: u32) -> bool {
+    f64::from(seen) < f64::from(entered) * SEEN_SHARE_WARNED
+}
+
+/// The game's own figures on one screen, each `None` when not read surely.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Numbers {
+    pub score: Option<u32>,
+    pub clock_secs: Option<u32>,
+}
+
 /// The words to enter on `board`, by the profile's rules, in `order`.
 pub fn plan_words(
     trie: &Trie,
@@ -364,6 +430,9 @@ pub struct Played {
     pub first_touch: Option<std::time::Instant>,
     /// The score looked at after the first words, when it was.
     pub score: Option<ScoreCheck>,
+    /// The score the game showed once the round's words were in: read off the screen with
+    /// the digits the profile learned, when it has them and read it surely.
+    pub points_seen: Option<u32>,
 }
 
 /// The game's score, looked at after the round's first words.
@@ -390,7 +459,7 @@ const SCORE_PIXEL_DIFF: u8 = 48;
 const SCORE_MOVED_SHARE: f64 = 0.01;
 
 /// Whether the pixels in `area` differ enough between `before` and `after`.
-pub fn score_moved(before: &RgbaImage, after: &RgbaImage, area: ScoreBox) -> bool {
+pub fn score_moved(before: &RgbaImage, after: &RgbaImage, area: ScreenBox) -> bool {
     if before.dimensions() != after.dimensions() {
         return true;
     }
@@ -423,6 +492,17 @@ pub async fn enter(
     on: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Played, PlayError> {
     let route = opts.route.unwrap_or(profile.input().route);
+    // The game's digits, to read its score at the end (a strip that will not load is said,
+    // and the round is played without).
+    let book = match digit_book_for(profile) {
+        Ok(book) => book.filter(|_| profile.score().is_some()),
+        Err(e) => {
+            on(Event::Note(format!(
+                "{e}: the game's score will not be read"
+            )));
+            None
+        }
+    };
     let mut injector = Injector::open(phone, route, &mut |line| on(Event::Note(line)))
         .await
         .map_err(|source| PlayError::Route {
@@ -474,10 +554,22 @@ pub async fn enter(
     let (outcome, score) = tokio::join!(round, check);
     let first_touch = injector.first_touch().map(|t| t.into_std());
     injector.finish().await;
+    let points_seen = match &book {
+        Some(book) => {
+            // The game draws its score a few frames after the last word.
+            tokio::time::sleep(SCORE_SETTLE).await;
+            match phone.screenshot().await {
+                Ok(img) => numbers(&img, profile, book).score,
+                Err(_) => None,
+            }
+        }
+        None => None,
+    };
     Ok(Played {
         outcome: outcome?,
         first_touch,
         score,
+        points_seen,
     })
 }
 
@@ -539,7 +631,7 @@ mod score_tests {
 
     #[test]
     fn the_score_moved_when_its_digits_changed_not_for_noise() {
-        let area = ScoreBox {
+        let area = ScreenBox {
             x0: 10.0,
             y0: 10.0,
             x1: 110.0,
