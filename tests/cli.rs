@@ -2607,3 +2607,89 @@ fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
         "{clock} s read, {left} ms left"
     );
 }
+
+/// A round joined late, on a game whose clock the profile can read: `play` reads the time
+/// left off the clock and stops before it ends (no stroke on the results screen), where the
+/// profile's full round would have run far past it; then the daemon, started while the next
+/// game's round is under way, plays that round by its clock instead of waiting for another.
+#[test]
+fn a_round_joined_late_is_played_for_the_time_its_clock_shows() {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::screen::Face;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(font) = scramblebot::vision::corpus::font_file(
+        std::path::Path::new("/usr/share/fonts"),
+        "Comfortaa-Bold",
+    ) else {
+        scramblebot::testing::skip("the typeface Comfortaa-Bold", "fonts-comfortaa");
+        return;
+    };
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let face = Face::load(&font).unwrap();
+    let phone = |round_secs: u64| {
+        common::start_with(SimConfig {
+            model: Model::Nexus7,
+            game: GameConfig {
+                round: std::time::Duration::from_secs(round_secs),
+                ..GameConfig::default()
+            },
+            report: None,
+            letters: Some(face.clone()),
+        })
+    };
+    let first = phone(24);
+    let addr = first.addr().to_string();
+    let dir = fresh_dir("late");
+    let run = |args: &[&str]| {
+        through_server(&server, &dir, args[0])
+            .args(&args[1..])
+            .output()
+            .unwrap()
+    };
+    let out = run(&["calibrate", "--name", "late", "--connect", &addr]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Slowed to about 8 words a second, the board's 178 words need over 20 s: more than is
+    // left of the round once calibrated (the profile says 120 s rounds).
+    let path = dir.join("devices/late.toml");
+    let toml = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        toml.replace("word_pause_ms = 0", "word_pause_ms = 60"),
+    )
+    .unwrap();
+    let out = run(&["play", "--device", "late", "-s", &addr, "--json"]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let clock = r["clock_seen"].as_u64().expect("the clock read");
+    assert!(clock < 20, "{r}");
+    assert_eq!(r["bot"]["stop"], "clock", "{r}");
+    let report = first.device().report();
+    assert!(report.words > 0, "{report:?}");
+    assert!(
+        report.violations.is_empty(),
+        "a stroke after 0:00: {:?}",
+        report.violations
+    );
+    assert!(server.adb(&["disconnect", &addr]).status.success());
+    // A round 4 s under way when the daemon starts.
+    let second = phone(20);
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let out = run(&[
+        "daemon",
+        "--rounds",
+        "1",
+        "--json",
+        "--connect",
+        &second.addr().to_string(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    assert!(stdout.contains("\"round_started\""), "{stdout}");
+    assert!(!stdout.contains("\"joined_late\""), "{stdout}");
+    let report = second.device().report();
+    assert!(report.words > 0, "{report:?}");
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+}

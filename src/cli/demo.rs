@@ -109,7 +109,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         let left = Duration::from_secs_f64(sim.device().report().time_left_ms.max(0.0) / 1e3);
         let opts = EnterOptions {
             route: args.round.route.map(Into::into),
-            time_left: Some(left),
+            deadline: Some(tokio::time::Instant::now() + left),
             finish_word_on_stop: false,
             score_before: None,
         };

@@ -65,6 +65,9 @@ struct PlayJson {
     /// The score the game showed after the round's words (with a profile that has learned
     /// the game's digits: `calibrate`); the bot's own count is `bot.points_entered`.
     points_seen: Option<u32>,
+    /// The game's clock, in seconds, on the look that read the board: the round was played
+    /// to it (null when not read).
+    clock_seen: Option<u32>,
     bot: RoundOutcome,
 }
 
@@ -86,9 +89,24 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             Some(board) => Seen::typed(board),
             None => see_or_ask(&phone, &profile, args.watch, &args.round, stop.clone()).await?,
         };
+        // The clock on the screen, read with the game's digits: the round ends when it does.
+        let from_clock = seen.clock_deadline().filter(|_| time_left.is_none());
+        if let (Some(end), Some((_, secs))) = (from_clock, seen.clock)
+            && args.round.talk()
+        {
+            eprintln!(
+                "the game's clock shows {}:{:02}: playing for the {:.1} s it has left",
+                secs / 60,
+                secs % 60,
+                end.saturating_duration_since(std::time::Instant::now()).as_secs_f64()
+            );
+        }
         // A board that came up while the screen was dark or locked: the round began at a
         // time no look saw, after the last look that showed the game.
         let time_left = time_left.or_else(|| {
+            if from_clock.is_some() {
+                return None;
+            }
             let since = seen.behind?.elapsed();
             let round = std::time::Duration::from_secs_f64(profile.rules().round_secs);
             if args.round.talk() {
@@ -99,9 +117,14 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             }
             Some(round.saturating_sub(since))
         });
+        let deadline = match (from_clock, time_left) {
+            (Some(end), _) => Some(end.into()),
+            (None, Some(left)) => Some(tokio::time::Instant::now() + left),
+            (None, None) => None,
+        };
         let opts = EnterOptions {
             route: args.round.route.map(Into::into),
-            time_left,
+            deadline,
             finish_word_on_stop: false,
             score_before: None,
         };
@@ -157,6 +180,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             first_touch_ms,
             score_moved: played.score.as_ref().map(|c| c.moved),
             points_seen: played.points_seen,
+            clock_seen: seen.clock.map(|(_, secs)| secs),
             bot: outcome.clone(),
         })?;
         return failed(&outcome);
@@ -309,5 +333,6 @@ pub(super) async fn see_or_ask(
         bonuses,
         source: BoardSource::ScreenTyped,
         behind: None,
+        clock: None,
     })
 }

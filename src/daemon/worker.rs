@@ -4,11 +4,13 @@
 //! words, and waits for the board to go before looking for the next.
 //! A board counts as new when its letters or bonuses differ, or a screen of the game that is
 //! not a board (results, lobby) was seen since the last one: a screen gone off or a lock
-//! screen does not count, as the game goes on unseen behind it. A board already showing when
-//! the worker starts (or first seen once the screen is on and unlocked) is joined only when
-//! it is the round the worker was playing when its phone went away (the clock is known
-//! then); otherwise the worker waits for the next round, as it cannot know how much time is
-//! left.
+//! screen does not count, as the game goes on unseen behind it. With a profile that learned
+//! the game's digits, every round ends when the game's clock says, read off the look that
+//! showed the board, so a round already under way is played for the time it has left.
+//! Without them, a board already showing when the worker starts (or first seen once the
+//! screen is on and unlocked) is joined only when it is the round the worker was playing when
+//! its phone went away (the clock is known then); otherwise the worker waits for the next
+//! round, as it cannot know how much time is left.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -191,6 +193,19 @@ impl Worker<'_> {
     ) -> Result<(), PlayError> {
         let grid = Grid::from_centres(*self.profile.centres(), self.profile.tile());
         let mut classifier = play::classifier_for(Some(self.profile))?;
+        // The game's digits: its clock then says when each round ends.
+        let book = match play::digit_book_for(self.profile) {
+            Ok(book) => book,
+            Err(e) => {
+                self.emit(Event::Note {
+                    text: format!(
+                        "{}: {e}: the game's clock and score are not read",
+                        self.serial()
+                    ),
+                });
+                None
+            }
+        };
         let mut stamp = profile_stamp(self.profile);
         let mut first_look = true;
         // Since when the board on screen has been dimmed, and whether that was said.
@@ -318,22 +333,34 @@ impl Worker<'_> {
                             self.serial(),
                             board.0
                         );
-                    } else if start_unknown {
+                    } else {
+                        // The game's clock, read off this look: the round ends when it does,
+                        // however late the round was joined (a lower bound: a clock showing
+                        // m:ss has between a second less and that much left).
+                        let by_clock = book
+                            .as_ref()
+                            .and_then(|b| play::numbers(&l.image, self.profile, b).clock_secs)
+                            .map(|secs| Duration::from_secs(u64::from(secs.saturating_sub(1))));
                         let resume = memory
                             .interrupted
                             .take()
-                            .filter(|i| (i.board, i.bonuses) == board);
-                        match resume {
-                            Some(i) => self.resume(i, memory).await?,
-                            None => self.emit(Event::JoinedLate {
+                            .filter(|i| start_unknown && (i.board, i.bonuses) == board);
+                        match (resume, by_clock) {
+                            (Some(i), _) => self.resume(i, memory).await?,
+                            (None, Some(left)) => {
+                                self.play(&board, started, left, &l.image, memory).await?;
+                            }
+                            (None, None) if start_unknown => self.emit(Event::JoinedLate {
                                 serial: self.serial(),
                                 board: board.0.to_string(),
                             }),
+                            (None, None) => {
+                                let shown = before.unwrap_or(started);
+                                let round =
+                                    Duration::from_secs_f64(self.profile.rules().round_secs);
+                                self.play(&board, shown, round, &l.image, memory).await?;
+                            }
                         }
-                    } else {
-                        memory.interrupted = None;
-                        let shown = before.unwrap_or(started);
-                        self.play(&board, shown, &l.image, memory).await?;
                     }
                     last_board = Some(board);
                     other_screen_since = false;
@@ -463,16 +490,16 @@ impl Worker<'_> {
         }
     }
 
-    /// Plays a new round on `board`, first seen at `seen` on `screen`.
+    /// Plays a new round on `board`, first seen at `seen` on `screen`, with `clock` left then.
     async fn play(
         &mut self,
         board: &(Board, Bonuses),
         seen: Instant,
+        clock: Duration,
         screen: &image::RgbaImage,
         memory: &mut Memory,
     ) -> Result<(), PlayError> {
         let words = play::plan_words(self.trie, self.profile, &board.0, &board.1, self.opts.order);
-        let clock = Duration::from_secs_f64(self.profile.rules().round_secs);
         // The screen the board was read on holds the round's starting score. Copied
         // (megabytes) only for a profile that knows where the score is, as the first touch
         // waits for it.
@@ -534,10 +561,9 @@ impl Worker<'_> {
             bonuses: bonus_text.clone(),
             words: words.len(),
         });
-        let time_left = (clock + added).saturating_sub(seen.elapsed());
         let opts = EnterOptions {
             route: self.opts.route,
-            time_left: Some(time_left),
+            deadline: Some(seen + clock + added),
             // SIGTERM finishes the stroke in progress, then lifts the finger.
             finish_word_on_stop: true,
             score_before,

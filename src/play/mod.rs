@@ -111,6 +111,18 @@ pub struct Seen {
     /// The board came up while the screen was dark or locked, some time after this: the
     /// round's clock is counted from here (`None`: it came up in sight, or was typed).
     pub behind: Option<std::time::Instant>,
+    /// The game's clock on the look the board was read on, and when that look began (with a
+    /// profile that learned the game's digits, and the clock read surely).
+    pub clock: Option<(std::time::Instant, u32)>,
+}
+
+impl Seen {
+    /// When the game's clock ends by what it showed: a lower bound, as a clock showing m:ss
+    /// has between one second less and that much left (it rounds one way or the other).
+    pub fn clock_deadline(&self) -> Option<std::time::Instant> {
+        let (at, secs) = self.clock?;
+        Some(at + Duration::from_secs(u64::from(secs.saturating_sub(1))))
+    }
 }
 
 impl Seen {
@@ -120,6 +132,7 @@ impl Seen {
             bonuses: Bonuses::none(),
             source: BoardSource::Typed,
             behind: None,
+            clock: None,
         }
     }
 
@@ -148,6 +161,7 @@ pub async fn see(
 ) -> Result<Sight, PlayError> {
     let grid = Grid::from_centres(*profile.centres(), profile.tile());
     let classifier = classifier_for(Some(profile))?;
+    let book = digit_book_for(profile)?;
     let mut behind = None;
     let l = if watch {
         let mut n = 0;
@@ -188,11 +202,20 @@ pub async fn see(
             r.board(),
             l.timing()
         )));
+        // The look began before its screenshot and its reading.
+        let began = std::time::Instant::now()
+            .checked_sub(l.capture + l.read)
+            .unwrap_or_else(std::time::Instant::now);
+        let clock = book
+            .as_ref()
+            .and_then(|b| numbers(&l.image, profile, b).clock_secs)
+            .map(|secs| (began, secs));
         let seen = Seen {
             board: r.board(),
             bonuses: r.bonuses(),
             source: BoardSource::Screen,
             behind,
+            clock,
         };
         return Ok(Sight::Sure { seen, look: l });
     }
@@ -412,8 +435,10 @@ pub fn plan_words(
 pub struct EnterOptions {
     /// The route instead of the profile's.
     pub route: Option<Route>,
-    /// Time on the game's clock now (default: the profile's whole round).
-    pub time_left: Option<Duration>,
+    /// When the game's clock ends, as one instant (default: the profile's whole round from
+    /// the first word). The time left is taken at the first word, once the input route is
+    /// open, so the route's start-up comes off the round.
+    pub deadline: Option<tokio::time::Instant>,
     /// A stop lets the word being drawn finish instead of lifting the finger mid-word.
     pub finish_word_on_stop: bool,
     /// The screen the board was read on. With a profile that knows the score's box, the
@@ -511,8 +536,8 @@ pub async fn enter(
             source,
         })?;
     let mut settings = RoundSettings::from_profile(profile);
-    if let Some(left) = opts.time_left {
-        settings.round = left;
+    if let Some(deadline) = opts.deadline {
+        settings.round = deadline.saturating_duration_since(tokio::time::Instant::now());
     }
     settings.finish_word_on_stop = opts.finish_word_on_stop;
     let (entered_tx, mut entered) = watch::channel(0usize);
