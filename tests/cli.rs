@@ -2531,10 +2531,11 @@ fn read_learn_keeps_a_confirmed_boards_glyphs_in_the_profile() {
 }
 
 /// A game drawn in a face the reader has no references for, which ignores a word begun less
-/// than 120 ms after the last it took: `calibrate` finds its clock and score by watching the
-/// round and learns the digits off the clock, with no person; `play` then reports the score
-/// the game shows (the referee's, exactly), below the points it entered and with a warning;
-/// `read` shows the score and the clock.
+/// than 120 ms after the last it took and knows 1 word in 11 fewer than ENABLE: `calibrate`
+/// finds its clock and score by watching the round and learns the digits off the clock, with
+/// no person; `play` paces its words to the score the game shows and enters again what went
+/// untaken: at least 97% of the words the game knows are taken (open loop, 53 of 178 were),
+/// and it reports the game's score exactly; `read` shows the score and the clock.
 #[test]
 fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
     use scramblebot::sim::game::GameConfig;
@@ -2550,10 +2551,21 @@ fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
+    let enable = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("dict/enable1.txt"),
+    )
+    .unwrap();
+    let games: String = enable
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| i % 11 != 5)
+        .map(|(_, w)| format!("{w}\n"))
+        .collect();
     let phone = common::start_with(SimConfig {
         model: Model::Nexus7,
         game: GameConfig {
             accept_gap: std::time::Duration::from_millis(120),
+            words: Some(scramblebot::Trie::from_word_list(games.as_bytes())),
             ..GameConfig::default()
         },
         report: None,
@@ -2578,11 +2590,28 @@ fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
     assert!(out.status.success(), "{err}");
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let report = phone.device().report();
+    eprintln!(
+        "{} of the {} words the game knows taken, {} points of {}; {r}",
+        report.words, report.words_possible, report.score, report.max_score
+    );
     assert!(
-        report.rejected() > 0,
-        "the gap refused some words: {report:?}"
+        report.words * 100 >= report.words_possible * 97,
+        "{} of the {} words the game knows taken: {r}",
+        report.words,
+        report.words_possible
     );
     assert_eq!(r["points_seen"], report.score, "{r}");
+    // Each word the game refused was entered at most twice.
+    for word in report.strokes.iter().filter_map(|s| s.word.as_ref()) {
+        let times = report
+            .strokes
+            .iter()
+            .filter(|s| s.word.as_ref() == Some(word))
+            .count();
+        assert!(times <= 2, "{word} entered {times} times");
+    }
+    // The bot entered words the game does not know: what it shows is under what was
+    // entered, and said so.
     let entered = r["bot"]["points_entered"].as_u64().unwrap();
     assert!(u64::from(report.score) < entered, "{r}");
     assert!(err.contains("WARNING: the game shows"), "{err}");

@@ -7,6 +7,7 @@
 
 pub mod inject;
 pub mod look;
+pub mod pacing;
 pub mod round;
 pub mod schedule;
 
@@ -540,16 +541,37 @@ pub async fn enter(
         settings.round = deadline.saturating_duration_since(tokio::time::Instant::now());
     }
     settings.finish_word_on_stop = opts.finish_word_on_stop;
+    let start = tokio::time::Instant::now();
+    // The round's end as the schedule keeps it (Freezes add to it as they are tapped).
+    let deadline = start + settings.round;
     let (entered_tx, mut entered) = watch::channel(0usize);
+    // Every word acknowledged, for pacing to the game's score.
+    let log = std::sync::Mutex::new(Vec::<pacing::Entered>::new());
+    let (done_tx, done) = watch::channel(false);
     let round = async {
         let tx = entered_tx;
-        let outcome = play_round(&mut injector, profile, &settings, words, stop, &mut |p| {
-            let _ = tx.send(p.entered);
-            on(Event::Progress(p))
-        })
+        let outcome = play_round(
+            &mut injector,
+            profile,
+            &settings,
+            words,
+            stop.clone(),
+            &mut |p| {
+                let _ = tx.send(p.entered);
+                if let Ok(mut log) = log.lock() {
+                    log.push(pacing::Entered {
+                        at: start.elapsed(),
+                        word: p.entered - 1,
+                        points: words.get(p.entered - 1).map_or(0, |w| w.points),
+                    });
+                }
+                on(Event::Progress(p))
+            },
+        )
         .await;
         // A round over before its first words leaves the score unlooked at.
         drop(tx);
+        let _ = done_tx.send(true);
         outcome
     };
     let check = async {
@@ -576,7 +598,72 @@ pub async fn enter(
             screenshot,
         })
     };
-    let (outcome, score) = tokio::join!(round, check);
+    // Looks at the score while the words go in, on connections of their own, and paces the
+    // words to what the game takes.
+    let pace = async {
+        let book = book.as_ref()?;
+        let mut pacing = pacing::Pacing::new(settings.gap.get());
+        let mut base = None;
+        while !*done.borrow() {
+            let began = start.elapsed();
+            let Ok(img) = phone.screenshot().await else {
+                break;
+            };
+            let Some(score) = numbers(&img, profile, book).score else {
+                continue;
+            };
+            let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+            // The score before the round's words: the first look's, taken before any word
+            // could count in it.
+            let base = *base.get_or_insert(score);
+            settings
+                .gap
+                .set(pacing.look(&log, began, score.saturating_sub(base)));
+            tokio::time::sleep(PACE_LOOK_EVERY).await;
+        }
+        Some(pacing)
+    };
+    let (outcome, score, pacing) = tokio::join!(round, check, pace);
+    let mut outcome = outcome?;
+    // The words the score said went untaken, entered again while the clock allows, unhurried.
+    if let Some(p) = &pacing
+        && outcome.stop == Stop::AllWords
+        && !p.suspects.is_empty()
+    {
+        let again: Vec<PlannedWord> = p
+            .suspects
+            .iter()
+            .filter_map(|&i| words.get(i).cloned())
+            .collect();
+        let mut later = settings.clone();
+        later.round = deadline.saturating_duration_since(tokio::time::Instant::now())
+            + later.freeze_adds * outcome.freezes.len() as u32;
+        later.freeze_uses = Some(0);
+        later.gap = pacing::Gap::new(p.gap().max(AGAIN_GAP));
+        on(Event::Note(format!(
+            "the game's score says some words went untaken: entering {} again",
+            again.len()
+        )));
+        if let Ok(second) = play_round(
+            &mut injector,
+            profile,
+            &later,
+            &again,
+            stop.clone(),
+            &mut |_| {},
+        )
+        .await
+        {
+            outcome.words_entered += second.words_entered;
+            outcome.words_entered_again = second.words_entered;
+            outcome.elapsed_secs = start.elapsed().as_secs_f64();
+            if second.stop != Stop::AllWords {
+                outcome.stop = second.stop;
+                outcome.error = second.error;
+            }
+        }
+    }
+    outcome.gap_ms = settings.gap.get().as_secs_f64() * 1e3;
     let first_touch = injector.first_touch().map(|t| t.into_std());
     injector.finish().await;
     let points_seen = match &book {
@@ -591,12 +678,18 @@ pub async fn enter(
         None => None,
     };
     Ok(Played {
-        outcome: outcome?,
+        outcome,
         first_touch,
         score,
         points_seen,
     })
 }
+
+/// Time between two looks at the score while words go in (a screenshot takes tens of
+/// milliseconds on a fast phone, hundreds on a slow one; they follow one another).
+const PACE_LOOK_EVERY: Duration = Duration::from_millis(50);
+/// The least pause between words entered again: unhurried, so that the game takes each.
+const AGAIN_GAP: Duration = Duration::from_millis(150);
 
 /// The 4x4 tiles of a reading as a person reads them: each tile, `?` when unsure, its
 /// confidence and badge; four lines.

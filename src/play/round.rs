@@ -91,6 +91,13 @@ pub struct RoundOutcome {
     /// the last entered, may never have reached the game.
     #[serde(default)]
     pub word_cut: bool,
+    /// Words entered a second time in the round because the game's score said some of
+    /// their kind went untaken (pacing to the game); counted in `words_entered` too.
+    #[serde(default)]
+    pub words_entered_again: usize,
+    /// The pause between words that pacing to the game's score ended the round at, in ms.
+    #[serde(default)]
+    pub gap_ms: f64,
 }
 
 impl RoundOutcome {
@@ -177,6 +184,8 @@ pub async fn play_round(
         routes: Vec::new(),
         error: None,
         word_cut: false,
+        words_entered_again: 0,
+        gap_ms: 0.0,
     };
     let mut pace = Pace::default();
     for (i, (word, g)) in words.iter().zip(&gestures).enumerate() {
@@ -264,8 +273,9 @@ pub async fn play_round(
             points: outcome.points_entered,
             left: schedule.left(start.elapsed()),
         });
-        if !settings.word_pause.is_zero() {
-            tokio::time::sleep(settings.word_pause).await;
+        let pause = settings.word_pause + settings.gap.get();
+        if !pause.is_zero() {
+            tokio::time::sleep(pause).await;
         }
     }
     outcome.freezes = schedule
@@ -356,6 +366,7 @@ mod tests {
             freeze_uses: None,
             sample: Duration::from_millis(20),
             word_pause: Duration::ZERO,
+            gap: Default::default(),
             finish_word_on_stop: false,
         }
     }

@@ -23,6 +23,8 @@ pub struct RoundSettings {
     pub sample: Duration,
     /// Pause after each word.
     pub word_pause: Duration,
+    /// A further pause after each word, as pacing to the game's score asks (`pacing`).
+    pub gap: super::pacing::Gap,
     /// A stop lets the word being drawn finish (the daemon's way) instead of lifting the
     /// finger mid-word (a person's Ctrl-C on `play`).
     pub finish_word_on_stop: bool,
@@ -43,6 +45,7 @@ impl RoundSettings {
             },
             sample: Duration::from_millis(input.sample_ms.into()),
             word_pause: Duration::from_millis(input.word_pause_ms.into()),
+            gap: super::pacing::Gap::default(),
             finish_word_on_stop: false,
         }
     }
@@ -171,6 +174,7 @@ mod tests {
             freeze_uses: uses,
             sample: Duration::from_millis(20),
             word_pause: Duration::ZERO,
+            gap: Default::default(),
             finish_word_on_stop: false,
         }
     }

@@ -1,0 +1,312 @@
+//! Pacing to the game by its score: a real game takes words at its own pace (a swipe that
+//! comes while it is still showing the last word is ignored) and from its own list. Looks at
+//! the score while words go in tell what it took: the points entered (of words acknowledged a
+//! little before the look) less the score shown is the deficit, which only grows when words
+//! are lost. A look that finds it grown widens the pause between words, when the loss is
+//! most of what went in since the last look (too fast), and marks those words to be entered
+//! again; calm looks narrow the pause again. Pure: times and points in, a pause and suspects
+//! out; `play::enter` looks and enters.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The pause after each word that the pacing asks for, shared between the loop that looks at
+/// the score and the loop that enters words.
+#[derive(Clone, Debug, Default)]
+pub struct Gap(Arc<AtomicU64>);
+
+impl Gap {
+    pub fn new(d: Duration) -> Gap {
+        let g = Gap::default();
+        g.set(d);
+        g
+    }
+
+    pub fn get(&self) -> Duration {
+        Duration::from_micros(self.0.load(Ordering::Relaxed))
+    }
+
+    pub fn set(&self, d: Duration) {
+        self.0.store(
+            d.as_micros().min(u128::from(u64::MAX)) as u64,
+            Ordering::Relaxed,
+        );
+    }
+}
+
+impl PartialEq for Gap {
+    fn eq(&self, other: &Gap) -> bool {
+        self.get() == other.get()
+    }
+}
+
+/// A word the game acknowledged: when (since the round began for the bot), which word of the
+/// plan, its points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entered {
+    pub at: Duration,
+    pub word: usize,
+    pub points: u32,
+}
+
+/// Time for the game to take a word and draw its new score: words acknowledged less than this
+/// before a look began may not be counted in it yet (a frame or two on a phone; more under
+/// load).
+pub const SETTLE: Duration = Duration::from_millis(150);
+/// The least pause a loss widens to, and the most.
+const MIN_WIDENED: Duration = Duration::from_millis(40);
+const MAX_GAP: Duration = Duration::from_millis(600);
+/// Losses of at least this share of the points entered over the recent looks are a pace too
+/// fast for the game (one word in two, typically); less is a word here and there it refused
+/// (not in its list: one in ten, say), which a slower pace does not bring back.
+const TOO_FAST_SHARE: f64 = 0.3;
+/// Words the share is judged over (the most recent looks that hold this many): fewer, and
+/// one refused word among three would look like a pace too fast.
+const JUDGED_WORDS: usize = 10;
+/// Looks in a row that find no loss before the pause is narrowed.
+const CALM_LOOKS: u32 = 3;
+/// How much a calm spell narrows the pause (a pause under 5 ms is none)...
+const NARROW: f64 = 0.8;
+/// ...but not below this much above the last pause that lost words, which itself is
+/// forgotten by `FORGET` every `FORGET_LOOKS` calm looks (the game may have sped up; each
+/// probe below its pace costs words, entered again later).
+const ABOVE_LOSS: f64 = 1.25;
+const FORGET: f64 = 0.95;
+const FORGET_LOOKS: u32 = 60;
+
+/// The pacing's state over one round.
+#[derive(Clone, Debug)]
+pub struct Pacing {
+    gap: Duration,
+    /// The highest deficit seen: an underestimate (a word counted in the score but not yet
+    /// in the entered points) never lowers it.
+    high: i64,
+    /// Words settled at the last look (an index into the log).
+    settled: usize,
+    calm: u32,
+    /// The pause in force at the last loss too fast, which calm narrowing stays above.
+    floor: Duration,
+    /// Points lost, points entered and words entered, look by look, since the pause last
+    /// widened.
+    recent: Vec<(i64, i64, usize)>,
+    /// Calm looks since the floor was last lowered.
+    calm_total: u32,
+    /// Words to enter again, by plan index, in the order they were suspected.
+    pub suspects: Vec<usize>,
+    /// Looks that found points lost.
+    pub lossy_looks: u32,
+}
+
+impl Pacing {
+    /// Starting at a pause of `gap` (what the last round learned).
+    pub fn new(gap: Duration) -> Pacing {
+        Pacing {
+            gap,
+            high: 0,
+            settled: 0,
+            calm: 0,
+            floor: Duration::ZERO,
+            recent: Vec::new(),
+            calm_total: 0,
+            suspects: Vec::new(),
+            lossy_looks: 0,
+        }
+    }
+
+    pub fn gap(&self) -> Duration {
+        self.gap
+    }
+
+    /// One look at the score: `began` is when the look began (since the round began),
+    /// `score` what the game showed, gained since the round began (the score then taken
+    /// off), `log` every word acknowledged so far, in order. Returns the pause now asked for.
+    pub fn look(&mut self, log: &[Entered], began: Duration, score: u32) -> Duration {
+        let settled = log.partition_point(|e| e.at + SETTLE <= began);
+        let entered: i64 = log[..settled].iter().map(|e| i64::from(e.points)).sum();
+        let deficit = entered - i64::from(score);
+        let window = &log[self.settled.min(settled)..settled];
+        let window_points: i64 = window.iter().map(|e| i64::from(e.points)).sum();
+        let lost = (deficit - self.high).max(0);
+        self.recent.push((lost, window_points, window.len()));
+        if lost > 0 {
+            self.high = deficit;
+            self.lossy_looks += 1;
+            self.calm = 0;
+            // Which of them were lost is not known: each is suspected, with the word on
+            // either side of the window (whose side of the look is uncertain).
+            let from = self.settled.min(settled).saturating_sub(1);
+            let to = (settled + 1).min(log.len());
+            for e in &log[from..to] {
+                if !self.suspects.contains(&e.word) {
+                    self.suspects.push(e.word);
+                }
+            }
+            // The latest looks that hold `JUDGED_WORDS` words, when there are that many.
+            let (mut lost, mut entered, mut words) = (0, 0, 0);
+            for &(l, e, w) in self.recent.iter().rev() {
+                (lost, entered, words) = (lost + l, entered + e, words + w);
+                if words >= JUDGED_WORDS {
+                    break;
+                }
+            }
+            if words >= JUDGED_WORDS && lost as f64 >= entered as f64 * TOO_FAST_SHARE {
+                self.floor = self.gap;
+                self.gap = (self.gap * 2).clamp(MIN_WIDENED, MAX_GAP);
+                // The next verdict is on the new pace.
+                self.recent.clear();
+            }
+        } else if !window.is_empty() {
+            self.calm += 1;
+            self.calm_total += 1;
+            if self.calm_total >= FORGET_LOOKS {
+                self.calm_total = 0;
+                self.floor = self.floor.mul_f64(FORGET);
+            }
+            if self.calm >= CALM_LOOKS {
+                self.calm = 0;
+                self.gap = self.gap.mul_f64(NARROW).max(self.floor.mul_f64(ABOVE_LOSS));
+                if self.gap < Duration::from_millis(5) {
+                    self.gap = Duration::ZERO;
+                }
+            }
+        }
+        self.settled = settled;
+        self.gap
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game that ignores a word begun within `accept` of the last it took, played at a
+    /// steady `every` per word plus the pacing's pause, looked at every 100 ms: the points
+    /// it took, the log, and the pacing.
+    fn round(accept: Duration, every: Duration, words: usize) -> (u32, Vec<Entered>, Pacing) {
+        let mut pacing = Pacing::new(Duration::ZERO);
+        let (mut t, mut last_taken, mut score, mut next_look) = (
+            Duration::ZERO,
+            None::<Duration>,
+            0u32,
+            Duration::from_millis(100),
+        );
+        let mut log = Vec::new();
+        // The score the game shows at each moment: (time, score).
+        let mut shown = vec![(Duration::ZERO, 0u32)];
+        for word in 0..words {
+            let start = t;
+            let end = start + every;
+            if last_taken.is_none_or(|l| start >= l + accept) {
+                score += 10;
+                last_taken = Some(end);
+                shown.push((end, score));
+            }
+            log.push(Entered {
+                at: end,
+                word,
+                points: 10,
+            });
+            t = end + pacing.gap();
+            while next_look <= t {
+                let at = shown
+                    .iter()
+                    .rev()
+                    .find(|s| s.0 <= next_look)
+                    .map_or(0, |s| s.1);
+                let acked: Vec<Entered> =
+                    log.iter().copied().filter(|e| e.at <= next_look).collect();
+                pacing.look(&acked, next_look, at);
+                next_look += Duration::from_millis(100);
+            }
+        }
+        (score, log, pacing)
+    }
+
+    #[test]
+    fn a_game_that_takes_words_slowly_widens_the_pause_until_it_takes_them_all() {
+        let ms = Duration::from_millis;
+        let (score, _, pacing) = round(ms(120), ms(65), 200);
+        // Open loop, one word in two is taken; paced, the losses are mostly the first 30
+        // words', while the pause doubles to the game's 120 ms (they are entered again).
+        assert!(score >= 10 * 170, "{score} of 2000 ({pacing:?})");
+        assert!(pacing.gap() >= ms(120), "{pacing:?}");
+        assert!(pacing.suspects.contains(&5));
+    }
+
+    #[test]
+    fn a_game_that_takes_every_word_is_not_slowed() {
+        let ms = Duration::from_millis;
+        let (score, _, pacing) = round(Duration::ZERO, ms(65), 200);
+        assert_eq!(score, 2000);
+        assert_eq!((pacing.gap(), pacing.lossy_looks), (Duration::ZERO, 0));
+        assert!(pacing.suspects.is_empty());
+    }
+
+    #[test]
+    fn words_the_game_refuses_do_not_slow_a_pace_it_keeps_up_with() {
+        // One word in nine refused by a game that also needs 120 ms between words.
+        let ms = Duration::from_millis;
+        let mut pacing = Pacing::new(Duration::ZERO);
+        let (mut t, mut last_taken, mut score, mut next_look) =
+            (ms(0), None::<Duration>, 0u32, ms(100));
+        let mut log = Vec::new();
+        let mut shown = vec![(ms(0), 0u32)];
+        for word in 0..300 {
+            let end = t + ms(65);
+            if word % 9 != 4 && last_taken.is_none_or(|l| t >= l + ms(120)) {
+                score += 10;
+                last_taken = Some(end);
+                shown.push((end, score));
+            }
+            log.push(Entered {
+                at: end,
+                word,
+                points: 10,
+            });
+            t = end + pacing.gap();
+            while next_look <= t {
+                let at = shown
+                    .iter()
+                    .rev()
+                    .find(|s| s.0 <= next_look)
+                    .map_or(0, |s| s.1);
+                let acked: Vec<Entered> =
+                    log.iter().copied().filter(|e| e.at <= next_look).collect();
+                pacing.look(&acked, next_look, at);
+                next_look += ms(100);
+            }
+        }
+        // Fast enough for the game (a pause of its 120 ms after each word), not far past it.
+        assert!(
+            pacing.gap() >= ms(120) && pacing.gap() <= ms(300),
+            "{pacing:?}"
+        );
+    }
+
+    #[test]
+    fn a_word_the_game_refuses_is_suspected_without_slowing_the_pace() {
+        let ms = Duration::from_millis;
+        let mut pacing = Pacing::new(Duration::ZERO);
+        let log: Vec<Entered> = (0..20)
+            .map(|w| Entered {
+                at: ms(100 + 60 * w as u64),
+                word: w,
+                points: 10,
+            })
+            .collect();
+        // Word 7 is not in the game's list: every look after it is 10 short.
+        for look in (200..1400).step_by(100) {
+            let began = ms(look);
+            let acked: Vec<Entered> = log.iter().copied().filter(|e| e.at <= began).collect();
+            let taken = acked
+                .iter()
+                .filter(|e| e.word != 7 && e.at + SETTLE <= began)
+                .count();
+            pacing.look(&acked, began, 10 * taken as u32);
+        }
+        assert_eq!(pacing.gap(), Duration::ZERO, "{pacing:?}");
+        assert!(pacing.suspects.contains(&7), "{pacing:?}");
+        assert!(pacing.suspects.len() <= 4, "{pacing:?}");
+    }
+}
