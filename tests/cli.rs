@@ -2530,6 +2530,17 @@ fn read_learn_keeps_a_confirmed_boards_glyphs_in_the_profile() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A game face the reader has no references for (Comfortaa Bold, letters and digits), or
+/// `None`, said, when it is not installed.
+fn game_face() -> Option<scramblebot::sim::screen::Face> {
+    let fonts = std::path::Path::new("/usr/share/fonts");
+    let Some(font) = scramblebot::vision::corpus::font_file(fonts, "Comfortaa-Bold") else {
+        scramblebot::testing::skip("the typeface Comfortaa-Bold", "fonts-comfortaa");
+        return None;
+    };
+    Some(scramblebot::sim::screen::Face::load(&font).expect("Comfortaa draws every tile"))
+}
+
 /// A game drawn in a face the reader has no references for, which ignores a word begun less
 /// than 120 ms after the last it took and knows 1 word in 11 fewer than ENABLE: `calibrate`
 /// finds its clock and score by watching the round and learns the digits off the clock, with
@@ -2539,13 +2550,8 @@ fn read_learn_keeps_a_confirmed_boards_glyphs_in_the_profile() {
 #[test]
 fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
     use scramblebot::sim::game::GameConfig;
-    use scramblebot::sim::screen::Face;
     use scramblebot::sim::{Model, SimConfig};
-    let Some(font) = scramblebot::vision::corpus::font_file(
-        std::path::Path::new("/usr/share/fonts"),
-        "Comfortaa-Bold",
-    ) else {
-        scramblebot::testing::skip("the typeface Comfortaa-Bold", "fonts-comfortaa");
+    let Some(face) = game_face() else {
         return;
     };
     let Some(server) = common::AdbServer::start() else {
@@ -2569,7 +2575,7 @@ fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
             ..GameConfig::default()
         },
         report: None,
-        letters: Some(Face::load(&font).unwrap()),
+        letters: Some(face),
     });
     let addr = phone.addr().to_string();
     let dir = fresh_dir("numbers");
@@ -2644,19 +2650,13 @@ fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
 #[test]
 fn a_round_joined_late_is_played_for_the_time_its_clock_shows() {
     use scramblebot::sim::game::GameConfig;
-    use scramblebot::sim::screen::Face;
     use scramblebot::sim::{Model, SimConfig};
-    let Some(font) = scramblebot::vision::corpus::font_file(
-        std::path::Path::new("/usr/share/fonts"),
-        "Comfortaa-Bold",
-    ) else {
-        scramblebot::testing::skip("the typeface Comfortaa-Bold", "fonts-comfortaa");
+    let Some(face) = game_face() else {
         return;
     };
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let face = Face::load(&font).unwrap();
     let phone = |round_secs: u64| {
         common::start_with(SimConfig {
             model: Model::Nexus7,

@@ -593,7 +593,7 @@ fn a_thin_i_on_a_shaded_face_is_not_read_as_j() {
 /// ten digits, and the score and clock are then read with them, on every model.
 #[test]
 fn the_clocks_digits_are_learned_and_the_score_read_with_them() {
-    use scramblebot::sim::game::{Screen, View};
+    use scramblebot::sim::game::View;
     use scramblebot::sim::layout::{Layout, Rect};
     use scramblebot::sim::screen::{Face, render};
     use scramblebot::vision::digits::{Area, Countdown, ReadNumber, cut};
@@ -607,23 +607,7 @@ fn the_clocks_digits_are_learned_and_the_score_read_with_them() {
         x1: r.x1 as u32,
         y1: r.y1 as u32,
     };
-    let view = |secs_left: u64, score: u32| View {
-        screen: Screen::Round,
-        round: 1,
-        tiles: (0..16).collect(),
-        bonuses: vec![None; 16],
-        secs_left,
-        score,
-        words: 0,
-        selected: Vec::new(),
-        last_word: None,
-        max_score: 0,
-        dialog: false,
-        dimmed: false,
-        banner: false,
-        off: false,
-        locked: false,
-    };
+    let view = View::round_at;
     for model in Model::ALL {
         let layout = Layout::of(model);
         let (clock, score) = (area(layout.clock()), area(layout.score()));

@@ -247,30 +247,14 @@ fn widen(img: &RgbaImage, window: Area, book: &DigitBook, skip: Area, clock: Are
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::game::{Screen, View};
+    use crate::sim::game::View;
     use crate::sim::layout::{Layout, Rect};
     use crate::sim::model::Model;
     use crate::sim::screen::render;
     use crate::vision::digits::Countdown;
 
     fn view(secs_left: u64, score: u32) -> View {
-        View {
-            screen: Screen::Round,
-            round: 1,
-            tiles: (0..16).collect(),
-            bonuses: vec![None; 16],
-            secs_left,
-            score,
-            words: 0,
-            selected: Vec::new(),
-            last_word: None,
-            max_score: 0,
-            dialog: false,
-            dimmed: false,
-            banner: false,
-            off: false,
-            locked: false,
-        }
+        View::round_at(secs_left, score)
     }
 
     fn area(r: Rect) -> Area {

@@ -180,10 +180,15 @@ impl Pacing {
 mod tests {
     use super::*;
 
-    /// A game that ignores a word begun within `accept` of the last it took, played at a
-    /// steady `every` per word plus the pacing's pause, looked at every 100 ms: the points
-    /// it took, the log, and the pacing.
-    fn round(accept: Duration, every: Duration, words: usize) -> (u32, Vec<Entered>, Pacing) {
+    /// A game that ignores a word begun within `accept` of the last it took and refuses the
+    /// words `refuses` says, played at a steady `every` per word plus the pacing's pause,
+    /// looked at every 100 ms: the points it took, the log, and the pacing.
+    fn round(
+        accept: Duration,
+        every: Duration,
+        words: usize,
+        refuses: impl Fn(usize) -> bool,
+    ) -> (u32, Vec<Entered>, Pacing) {
         let mut pacing = Pacing::new(Duration::ZERO);
         let (mut t, mut last_taken, mut score, mut next_look) = (
             Duration::ZERO,
@@ -197,7 +202,7 @@ mod tests {
         for word in 0..words {
             let start = t;
             let end = start + every;
-            if last_taken.is_none_or(|l| start >= l + accept) {
+            if !refuses(word) && last_taken.is_none_or(|l| start >= l + accept) {
                 score += 10;
                 last_taken = Some(end);
                 shown.push((end, score));
@@ -226,7 +231,7 @@ mod tests {
     #[test]
     fn a_game_that_takes_words_slowly_widens_the_pause_until_it_takes_them_all() {
         let ms = Duration::from_millis;
-        let (score, _, pacing) = round(ms(120), ms(65), 200);
+        let (score, _, pacing) = round(ms(120), ms(65), 200, |_| false);
         // Open loop, one word in two is taken; paced, the losses are mostly the first 30
         // words', while the pause doubles to the game's 120 ms (they are entered again).
         assert!(score >= 10 * 170, "{score} of 2000 ({pacing:?})");
@@ -237,7 +242,7 @@ mod tests {
     #[test]
     fn a_game_that_takes_every_word_is_not_slowed() {
         let ms = Duration::from_millis;
-        let (score, _, pacing) = round(Duration::ZERO, ms(65), 200);
+        let (score, _, pacing) = round(Duration::ZERO, ms(65), 200, |_| false);
         assert_eq!(score, 2000);
         assert_eq!((pacing.gap(), pacing.lossy_looks), (Duration::ZERO, 0));
         assert!(pacing.suspects.is_empty());
@@ -247,36 +252,7 @@ mod tests {
     fn words_the_game_refuses_do_not_slow_a_pace_it_keeps_up_with() {
         // One word in nine refused by a game that also needs 120 ms between words.
         let ms = Duration::from_millis;
-        let mut pacing = Pacing::new(Duration::ZERO);
-        let (mut t, mut last_taken, mut score, mut next_look) =
-            (ms(0), None::<Duration>, 0u32, ms(100));
-        let mut log = Vec::new();
-        let mut shown = vec![(ms(0), 0u32)];
-        for word in 0..300 {
-            let end = t + ms(65);
-            if word % 9 != 4 && last_taken.is_none_or(|l| t >= l + ms(120)) {
-                score += 10;
-                last_taken = Some(end);
-                shown.push((end, score));
-            }
-            log.push(Entered {
-                at: end,
-                word,
-                points: 10,
-            });
-            t = end + pacing.gap();
-            while next_look <= t {
-                let at = shown
-                    .iter()
-                    .rev()
-                    .find(|s| s.0 <= next_look)
-                    .map_or(0, |s| s.1);
-                let acked: Vec<Entered> =
-                    log.iter().copied().filter(|e| e.at <= next_look).collect();
-                pacing.look(&acked, next_look, at);
-                next_look += ms(100);
-            }
-        }
+        let (_, _, pacing) = round(ms(120), ms(65), 300, |w| w % 9 == 4);
         // Fast enough for the game (a pause of its 120 ms after each word), not far past it.
         assert!(
             pacing.gap() >= ms(120) && pacing.gap() <= ms(300),

@@ -252,6 +252,30 @@ pub struct View {
     pub locked: bool,
 }
 
+impl View {
+    /// A round in play with tiles A to P and nothing else going on, its clock at `secs_left`
+    /// and its score at `score`: the screen a bot watches the game's numbers on.
+    pub fn round_at(secs_left: u64, score: u32) -> View {
+        View {
+            screen: Screen::Round,
+            round: 1,
+            tiles: (0..16).collect(),
+            bonuses: vec![None; 16],
+            secs_left,
+            score,
+            words: 0,
+            selected: Vec::new(),
+            last_word: None,
+            max_score: 0,
+            dialog: false,
+            dimmed: false,
+            banner: false,
+            off: false,
+            locked: false,
+        }
+    }
+}
+
 /// A key reaching the phone (`input keyevent`, the monkey), as far as the screen's power
 /// goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
