@@ -609,16 +609,16 @@ pub async fn enter(
             let Ok(img) = phone.screenshot().await else {
                 break;
             };
-            let Some(score) = numbers(&img, profile, book).score else {
-                continue;
-            };
-            let log = log.lock().map(|l| l.clone()).unwrap_or_default();
-            // The score before the round's words: the first look's, taken before any word
-            // could count in it.
-            let base = *base.get_or_insert(score);
-            settings
-                .gap
-                .set(pacing.look(&log, began, score.saturating_sub(base)));
+            // A score not read surely (a toast over it, a frame mid-draw) is passed over.
+            if let Some(score) = numbers(&img, profile, book).score {
+                let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+                // The score before the round's words: the first look's, taken before any
+                // word could count in it.
+                let base = *base.get_or_insert(score);
+                settings
+                    .gap
+                    .set(pacing.look(&log, began, score.saturating_sub(base)));
+            }
             tokio::time::sleep(PACE_LOOK_EVERY).await;
         }
         Some(pacing)
