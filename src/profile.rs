@@ -526,30 +526,21 @@ impl ProfileBuilder {
                 "letters, digits, - and _ (it names the file and `--device NAME`)",
             );
         }
-        if let Some(b) = self.score
-            && !self.is_box(b)
-        {
-            return refuse(
+        if let Some(b) = self.score {
+            self.check_box(
                 Part::Score,
-                format!(
-                    "score box [{}, {}, {}, {}] is not a box on the {}x{} screen",
-                    b.x0, b.y0, b.x1, b.y1, self.width, self.height
-                ),
+                "score",
+                b,
                 "box = [left, top, right, bottom] around the game's score, in pixels",
-            );
+            )?;
         }
         if let Some(c) = &self.clock {
-            let b = c.area;
-            if !self.is_box(b) {
-                return refuse(
-                    Part::Clock,
-                    format!(
-                        "clock box [{}, {}, {}, {}] is not a box on the {}x{} screen",
-                        b.x0, b.y0, b.x1, b.y1, self.width, self.height
-                    ),
-                    "box = [left, top, right, bottom] around the game's clock (m:ss), in pixels",
-                );
-            }
+            self.check_box(
+                Part::Clock,
+                "clock",
+                c.area,
+                "box = [left, top, right, bottom] around the game's clock (m:ss), in pixels",
+            )?;
             if let Some(file) = &c.digits
                 && !beside(file)
             {
@@ -619,12 +610,29 @@ impl ProfileBuilder {
             && y + half <= self.height as f32
     }
 
-    /// Whether `b` is a box (not flat, not inverted) on the screen.
-    fn is_box(&self, b: ScreenBox) -> bool {
-        b.x0 < b.x1
+    /// Refuses `b`, the `what` box, unless it is a box (not flat, not inverted) on the screen.
+    fn check_box(
+        &self,
+        part: Part,
+        what: &str,
+        b: ScreenBox,
+        hint: &'static str,
+    ) -> Result<(), Refusal> {
+        let is_box = b.x0 < b.x1
             && b.y0 < b.y1
             && self.on_screen((b.x0, b.y0), 0.0)
-            && self.on_screen((b.x1, b.y1), 0.0)
+            && self.on_screen((b.x1, b.y1), 0.0);
+        if is_box {
+            return Ok(());
+        }
+        refuse(
+            part,
+            format!(
+                "{what} box [{}, {}, {}, {}] is not a box on the {}x{} screen",
+                b.x0, b.y0, b.x1, b.y1, self.width, self.height
+            ),
+            hint,
+        )
     }
 
     fn check_grid(&self) -> Result<(), Refusal> {

@@ -340,7 +340,7 @@ impl Worker<'_> {
                         let by_clock = book
                             .as_ref()
                             .and_then(|b| play::numbers(&l.image, self.profile, b).clock_secs)
-                            .map(|secs| Duration::from_secs(u64::from(secs.saturating_sub(1))));
+                            .map(play::clock_left);
                         let resume = memory
                             .interrupted
                             .take()

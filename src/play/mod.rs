@@ -122,8 +122,14 @@ impl Seen {
     /// has between one second less and that much left (it rounds one way or the other).
     pub fn clock_deadline(&self) -> Option<std::time::Instant> {
         let (at, secs) = self.clock?;
-        Some(at + Duration::from_secs(u64::from(secs.saturating_sub(1))))
+        Some(at + clock_left(secs))
     }
+}
+
+/// The time surely left when the game's clock shows `secs` (m:ss): a second less, as a clock
+/// rounds one way or the other.
+pub fn clock_left(secs: u32) -> Duration {
+    Duration::from_secs(u64::from(secs.saturating_sub(1)))
 }
 
 impl Seen {
