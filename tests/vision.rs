@@ -257,7 +257,7 @@ fn the_reader_on_typefaces_it_has_no_references_for() {
     // Refusing a board is safe (play asks for the letters); these floors are under what the
     // reader holds today on this corpus (seed 7: every tile and board, 23 of 30 badges), a
     // guard against regressions; the targets are measured on the 400-screen corpus by
-    // `scramblebot bench vision` (see README).
+    // `scramblebot bench vision` (see docs/vision.md).
     assert!(r.tile_accuracy() >= 0.98, "{:.4}", r.tile_accuracy());
     assert!(r.board_accuracy() >= 0.88, "{:.4}", r.board_accuracy());
     assert!(
@@ -291,7 +291,7 @@ fn the_reader_on_the_held_back_family() {
     assert_eq!(r.bonuses_phantom, 0, "a badge was read where there is none");
     // Floors under what it reads today (seed 7: 621/624 tiles, 38/39 boards, 34 of them
     // sure), against regressions; the figures are `scramblebot bench vision` on 400 screens
-    // (README).
+    // (docs/vision.md).
     assert!(r.tile_accuracy() >= 0.98, "{:.4}", r.tile_accuracy());
     assert!(r.board_accuracy() >= 0.9, "{:.4}", r.board_accuracy());
     assert!(

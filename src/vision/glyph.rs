@@ -476,7 +476,7 @@ pub struct Classifier {
 const TEMPLATE_CLOSE: f32 = 0.3;
 
 /// A template this near is the very glyph captured again. Measured on the virtual phone
-/// drawing eleven faces the references do not know (`sim --font`, README): a letter against
+/// drawing eleven faces the references do not know (`sim --font`, docs/vision.md): a letter against
 /// its own template from another board, at most 0.079 on lossless screenshots (0.17 at JPEG
 /// quality 60); against another letter's template, 0.168 and more (D and O in Dosis), and
 /// under 0.3 in two faces (G against C in Jura and Dosis: read as C, surely, before this).
@@ -1033,7 +1033,7 @@ impl Classifier {
     /// veiled) and no learned template decided. When the two agree, the confidence is the
     /// better of the nearest reference's and the mean of both; when they differ, the nearest
     /// reference's letter stands with half of what its confidence exceeds the network's margin.
-    /// Measured on the held-back family (see README): the network alone reads as many tiles
+    /// Measured on the held-back family (see docs/vision.md): the network alone reads as many tiles
     /// but is sure of wrong ones; weighing it in veiled glyphs too made wrong boards sure (for
     /// those, the network's letter and margin are given beside, in `network`, and the reader
     /// judges the veil with them). Then a single letter seen whole is trusted as far as it is
@@ -1088,7 +1088,7 @@ impl Classifier {
 /// A glyph farther than this from every reference is of a shape the references do not know
 /// (a slanted, hairline or ornate face) and its verdict is trusted less, down to not at all
 /// at `UNKNOWN`. Measured over the 276 faces under /usr/share/fonts on the virtual phone
-/// (`examples/learn_faces.rs`, README): letters read wrong with a confidence over `SURE`
+/// (`examples/learn_faces.rs`, docs/vision.md): letters read wrong with a confidence over `SURE`
 /// (mostly an italic I read as J, at 0.57) lay 0.91 and farther from their nearest
 /// reference, but for 11 of 526; letters read right and sure, 0.28 (median).
 const UNFAMILIAR: f32 = 0.75;

@@ -700,7 +700,7 @@ fn open_twice(mask: &[bool], n: usize) -> Vec<bool> {
 /// veil is nearly opaque, veiled ink is lighter than the face). Fainter, from
 /// `VEILED_FACE_LIFT`, it may as well be the face: JPEG ringing, a shaded face's lighter
 /// middle, the veil's soft edge, which unblending turned into blobs and dashes of ink around
-/// letters under a line; there its colour decides. Measured (README): taking every pixel from
+/// letters under a line; there its colour decides. Measured (docs/vision.md): taking every pixel from
 /// `VEILED_FACE_LIFT` for ink, held-back seeds 1-3 read 250/260/254 boards exactly; none
 /// under 12, 253/264/261 but classic seeds 1 and 5 each a board wrong yet sure (faint veiled
 /// strokes lost on light tiles); by colour, 253/264/261 and none.
@@ -1700,7 +1700,7 @@ const NETWORK_DIFFERS: f32 = 0.5;
 /// veil is trusted half as much (a stroke lost under the line can turn one letter into
 /// another at a fair distance), and less the more of it is hidden, unless the network, which
 /// sees the glyph another way, is all but sure of the same letter; when it is fairly sure of
-/// another, the glyph is not trusted. Measured (README): held-back seeds 1-3, boards exactly
+/// another, the glyph is not trusted. Measured (docs/vision.md): held-back seeds 1-3, boards exactly
 /// and sure 244/253/254 -> 249/256/261, classic seeds 1-6 and developed seed 1 up by 0-5, no
 /// board more wrong yet sure; simulated on the tiles' verdicts, the same letter alone made one
 /// (classic seed 1: a Z under a line read as L at 0.2, the network saying Z).
@@ -1734,7 +1734,7 @@ fn veiled_trust(v: &Verdict, in_sight: f32) -> f32 {
 
 /// A glyph read this surely and seen whole is a template for the rest of its board: the 16
 /// tiles of a board are drawn in one face, so an unsure tile is compared with its neighbours'
-/// letters as with letters a profile learned. Measured on the held-back corpus (README): of
+/// letters as with letters a profile learned. Measured on the held-back corpus (docs/vision.md): of
 /// about 4,300 tiles a seed read at 0.5 or more, at most 1 was wrong (seeds 1-3).
 const BOARD_TEMPLATE: f32 = 0.5;
 
