@@ -37,6 +37,7 @@ pub mod sample;
 pub mod score;
 pub mod sim;
 pub mod solve;
+pub mod state;
 pub mod structures;
 #[doc(hidden)]
 pub mod testing;

@@ -86,6 +86,26 @@ pub struct Rules {
     pub freeze_uses: Option<u32>,
     /// Seconds one Freeze adds to the round clock.
     pub freeze_secs: f64,
+    /// The game's Android package: the words it refused are kept per game
+    /// (`scramblebot words --refused`).
+    pub game: String,
+}
+
+/// Scramble With Friends' package on Android.
+pub const SCRAMBLE_PACKAGE: &str = "com.zynga.scramble";
+
+/// Whether `s` is an Android package name (letters, digits, `_` and `.`), as the file of
+/// the words a game refused is named after it.
+pub fn game_package(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 200
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+}
+
+fn default_game() -> String {
+    SCRAMBLE_PACKAGE.to_owned()
 }
 
 /// A checked profile.
@@ -324,6 +344,8 @@ struct RawRules {
     freeze_uses: Option<u32>,
     #[serde(default = "default_freeze_secs")]
     freeze_secs: f64,
+    #[serde(default = "default_game")]
+    game: String,
 }
 
 impl Default for Rules {
@@ -335,6 +357,7 @@ impl Default for Rules {
             freeze_every_secs: 30.0,
             freeze_uses: None,
             freeze_secs: default_freeze_secs(),
+            game: default_game(),
         }
     }
 }
@@ -779,6 +802,16 @@ impl ProfileBuilder {
             false,
             "how often Freeze is tapped, in round time: 30",
         )?;
+        if !game_package(&r.game) {
+            return refuse(
+                Part::Rules,
+                format!(
+                    "game {} is not an Android package name",
+                    toml_string(&r.game)
+                ),
+                "the game's package, as `adb shell pm list packages` names it: com.zynga.scramble for Scramble With Friends",
+            );
+        }
         if !(2..=16).contains(&r.min_len) {
             return refuse(
                 Part::MinLen,
@@ -1173,6 +1206,7 @@ impl Profile {
             freeze_every_secs: rules.freeze_every_secs,
             freeze_uses: rules.freeze_uses,
             freeze_secs: rules.freeze_secs,
+            game: rules.game.trim().to_owned(),
         })
         .glyphs(glyphs)
         .advance(advance)
@@ -1342,8 +1376,12 @@ impl Profile {
         );
         let r = &self.rules;
         out += &format!(
-            "[rules]\nround_secs = {}\nmin_len = {}\nfreeze_every_secs = {}\nfreeze_secs = {}\n",
-            r.round_secs, r.min_len, r.freeze_every_secs, r.freeze_secs
+            "[rules]\nround_secs = {}\nmin_len = {}\nfreeze_every_secs = {}\nfreeze_secs = {}\ngame = {}\n",
+            r.round_secs,
+            r.min_len,
+            r.freeze_every_secs,
+            r.freeze_secs,
+            toml_string(&r.game)
         );
         if let Some(n) = r.freeze_uses {
             out += &format!("freeze_uses = {n}\n");

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn scramblebot(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+    common::bin()
         .args(args)
         // Run from elsewhere: nothing may be looked up relative to the working directory.
         .current_dir(std::env::temp_dir())
@@ -250,7 +250,7 @@ fn sim_serves_until_sigterm_and_leaves_its_report() {
     use std::io::BufRead;
     let report = temp_file("sim-report.json", b"");
     std::fs::remove_file(&report).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+    let mut child = common::bin()
         .args([
             "sim",
             "--port",
@@ -564,7 +564,7 @@ fn play_refuses_bad_input_before_connecting() {
         ),
     ];
     for (args, message) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        let out = common::bin()
             .args(*args)
             .stdin(std::process::Stdio::null())
             .output()
@@ -990,7 +990,7 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
     );
     assert!(dir.join("devices/taught.glyphs.png").is_file());
     let read = |profile: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        let out = common::bin()
             .args(["read", &jpg, "--profile", profile, "--json"])
             .current_dir(&dir)
             .output()
@@ -1227,7 +1227,7 @@ fn play_command(server: &common::AdbServer, args: &[&str]) -> Command {
 /// `scramblebot COMMAND` talking to the adb server at `server` (its port, its home), run in
 /// `dir`, with no stdin; its arguments follow.
 fn through_server(server: &common::AdbServer, dir: &std::path::Path, command: &str) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scramblebot"));
+    let mut cmd = common::bin();
     cmd.args([command, "-P", &server.port.to_string()])
         .env("HOME", &server.home)
         .env_remove("ANDROID_SERIAL")
@@ -1400,7 +1400,7 @@ fn a_phone_lost_mid_round_ends_play_with_what_was_entered() {
     };
     for route in ["monkey", "sendevent"] {
         let report = temp_file(&format!("lost-{route}.json"), b"");
-        let mut phone = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        let mut phone = common::bin()
             .args(["sim", "--port", "0", "--model", "nexus7", "--seed", "1"])
             .arg("--report")
             .arg(&report)
@@ -1516,11 +1516,7 @@ fn output_into_a_closed_pipe_ends_quietly() {
     ] {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
-            .args(args)
-            .stdout(writer)
-            .output()
-            .unwrap();
+        let out = common::bin().args(args).stdout(writer).output().unwrap();
         let said = text(&out.stderr);
         assert!(out.status.success() && said.is_empty(), "{args:?}: {said}");
     }
@@ -1619,7 +1615,7 @@ fn read_tells_the_board_on_a_screenshot_and_exits_3_when_there_is_none() {
 
 #[test]
 fn demo_shows_the_daemon_on_several_virtual_phones() {
-    let out = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+    let out = common::bin()
         .args([
             "demo",
             "--phones",
@@ -1658,7 +1654,7 @@ fn demo_shows_the_daemon_on_several_virtual_phones() {
 fn sim_serves_several_phones_each_with_its_model_and_report() {
     use std::io::BufRead;
     let dir = fresh_dir("sims");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+    let mut child = common::bin()
         .args(["sim", "--port", "0", "--phones", "3", "--model", "pixel"])
         .arg("--report")
         .arg(dir.join("r.json"))
@@ -1723,9 +1719,18 @@ fn history_sums_up_per_phone_and_plots_the_rounds() {
         score_moved: None,
         words_entered_again: 0,
         points_seen: None,
+        words_taken: None,
+        words_not_taken: None,
+        words_refused: None,
+    };
+    // The game's score was read on one round: 1,100 of the 1,220 points entered.
+    let seen = RoundRecord {
+        points_seen: Some(1100),
+        words_taken: Some(90),
+        ..round("127.0.0.1:5555", 1_700_000_000, 1220, Ended::AllWords)
     };
     let rounds = [
-        round("127.0.0.1:5555", 1_700_000_000, 1220, Ended::AllWords),
+        seen,
         round("127.0.0.1:5555", 1_700_000_600, 610, Ended::Clock),
         round("127.0.0.1:5557", 1_700_000_300, 0, Ended::Unsure),
         round("127.0.0.1:5557", 1_700_001_200, 915, Ended::Clock),
@@ -1742,16 +1747,19 @@ fn history_sums_up_per_phone_and_plots_the_rounds() {
         let line = table.lines().find(|l| l.starts_with(name)).unwrap();
         line.split_whitespace().map(String::from).collect()
     };
-    // phone, rounds, played, all words, words, points, share
+    // phone, rounds, played, all words, words, points entered, points seen, share
     assert_eq!(
         row("127.0.0.1:5555")[1..],
-        ["2", "2", "1", "200", "1830", "75.0%"]
+        ["2", "2", "1", "200", "1830", "1100", "75.0%"]
     );
     assert_eq!(
         row("127.0.0.1:5557")[1..],
-        ["2", "1", "0", "200", "915", "37.5%"]
+        ["2", "1", "0", "200", "915", "-", "37.5%"]
     );
-    assert_eq!(row("all")[1..], ["4", "3", "1", "400", "2745", "56.2%"]);
+    assert_eq!(
+        row("all")[1..],
+        ["4", "3", "1", "400", "2745", "1100", "56.2%"]
+    );
     assert!(
         text(&out.stderr).contains("plotted 3 rounds played"),
         "{}",
@@ -1896,7 +1904,7 @@ fn on_a_terminal_the_daemon_shows_a_live_line_per_phone() {
 /// `scramblebot ARGS` with `input` on its stdin.
 fn scramblebot_fed(args: &[&str], input: &str) -> Output {
     use std::io::Write as _;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+    let mut child = common::bin()
         .args(args)
         .current_dir(std::env::temp_dir())
         .stdin(std::process::Stdio::piped())
@@ -2546,7 +2554,9 @@ fn game_face() -> Option<scramblebot::sim::screen::Face> {
 /// finds its clock and score by watching the round and learns the digits off the clock, with
 /// no person; `play` paces its words to the score the game shows and enters again what went
 /// untaken: at least 97% of the words the game knows are taken (open loop, 53 of 178 were),
-/// and it reports the game's score exactly; `read` shows the score and the clock.
+/// and it reports the game's score exactly; `read` shows the score and the clock. Of the
+/// words, it tells which the game took (never one it did not) and which it refused (never
+/// one it knows): those are kept for the game, and the next round on it leaves them out.
 #[test]
 fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
     use scramblebot::sim::game::GameConfig;
@@ -2579,9 +2589,12 @@ fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
     });
     let addr = phone.addr().to_string();
     let dir = fresh_dir("numbers");
+    // One state directory for the whole test: what a round learns, the next one uses.
+    let state = dir.join("state");
     let run = |args: &[&str]| {
         through_server(&server, &dir, args[0])
             .args(&args[1..])
+            .env("XDG_STATE_HOME", &state)
             .output()
             .unwrap()
     };
@@ -2621,6 +2634,108 @@ fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
     let entered = r["bot"]["points_entered"].as_u64().unwrap();
     assert!(u64::from(report.score) < entered, "{r}");
     assert!(err.contains("WARNING: the game shows"), "{err}");
+    // What the game took, told from its score: never a word it did not score, nearly all it
+    // did, and refused only words it does not know (most of those on the board).
+    let taken = r["words_taken"].as_u64().expect("words told") as usize;
+    assert!(
+        taken <= report.words && taken * 10 >= report.words * 9,
+        "{taken} of the {} words the game took told: {r}",
+        report.words
+    );
+    let board = scramblebot::Board::parse(r["board"].as_str().unwrap()).unwrap();
+    let solution = scramblebot::Solver::new(&scramblebot::Trie::enable()).solve(
+        &board,
+        &scramblebot::Rules::scramble(),
+        &scramblebot::Bonuses::none(),
+    );
+    let unknown: std::collections::BTreeSet<String> = solution
+        .words()
+        .map(|w| w.text())
+        .filter(|w| !games.lines().any(|g| g == w))
+        .collect();
+    let refused: Vec<String> = r["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_owned())
+        .collect();
+    eprintln!("refused {refused:?} of {unknown:?}");
+    for w in &refused {
+        assert!(
+            unknown.contains(w),
+            "{w} refused, but the game knows it: {r}"
+        );
+    }
+    assert!(
+        refused.len() * 10 >= unknown.len() * 7,
+        "{} of the {} words the game does not know found refused: {r}",
+        refused.len(),
+        unknown.len()
+    );
+    assert_eq!(r["words_refused"], refused.len(), "{r}");
+    // They are kept for the game, and listed.
+    let out = common::bin()
+        .args(["words", "--refused", "--json"])
+        .env("XDG_STATE_HOME", &state)
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut sorted = refused.clone();
+    sorted.sort();
+    assert_eq!(
+        listed["games"]["com.zynga.scramble"],
+        serde_json::json!(sorted),
+        "{listed}"
+    );
+    // The same board on another phone of the same game: no refused word is entered, and the
+    // round starts at the pace this one learned.
+    let second = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig {
+            accept_gap: std::time::Duration::from_millis(120),
+            words: Some(scramblebot::Trie::from_word_list(games.as_bytes())),
+            ..GameConfig::default()
+        },
+        report: None,
+        letters: game_face(),
+    });
+    let addr2 = second.addr().to_string();
+    let out = run(&["play", "--device", "swf", "--connect", &addr2, "--json"]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let r2: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r2["words_left_out"], refused.len(), "{r2}");
+    let report2 = second.device().report();
+    for s in &report2.strokes {
+        if let Some(w) = &s.word {
+            assert!(!refused.contains(w), "{w} entered again on the next round");
+        }
+    }
+    // It may find more of them (those the first round could not tell of), never one the
+    // game knows; together most of those on the board.
+    let more: Vec<&str> = r2["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    for w in &more {
+        assert!(
+            unknown.contains(*w) && !refused.iter().any(|r| r == w),
+            "{w}: {r2}"
+        );
+    }
+    assert!(
+        (refused.len() + more.len()) * 10 >= unknown.len() * 8,
+        "{r2}"
+    );
+    let taken = r2["words_taken"].as_u64().expect("words told") as usize;
+    assert!(
+        taken <= report2.words && taken * 10 >= report2.words * 9,
+        "{r2}"
+    );
+    assert_eq!(r2["points_seen"], report2.score, "{r2}");
+    eprintln!("next round: {r2}");
     // The screen as it is now, read with the profile: the score, and the clock.
     let png = dir.join("now.png");
     phone.device().screenshot().save(&png).unwrap();

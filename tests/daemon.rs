@@ -97,7 +97,7 @@ fn three_phones_play_three_rounds_each() {
         .map(|(&m, seed)| lobby_phone(m, seed, ROUND_SECS, 3))
         .collect();
     let history = dir.join("history.jsonl");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scramblebot"));
+    let mut cmd = common::bin();
     cmd.args([
         "daemon",
         "-P",
@@ -167,7 +167,7 @@ fn three_phones_play_three_rounds_each() {
 
 /// Starts the daemon through `server` in `dir` with `args`, its output piped.
 fn spawn_daemon(server: &common::AdbServer, dir: &Path, args: &[String]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+    common::bin()
         .args(["daemon", "-P", &server.port.to_string(), "--json"])
         .args(args)
         .env("HOME", &server.home)
@@ -881,7 +881,7 @@ fn a_game_face_is_learned_letter_by_letter() {
             .screenshot
             .as_ref()
             .expect("the unsure board's screenshot");
-        let out = Command::new(env!("CARGO_BIN_EXE_scramblebot"))
+        let out = common::bin()
             .args(["read", "--device", "pixel", "--learn", &board])
             .arg(shot)
             .current_dir(&dir)

@@ -118,6 +118,7 @@ fn options(args: &DaemonArgs) -> anyhow::Result<Options> {
             rounds: args.rounds.or(config.rounds),
             unsure_dir,
             keep_screens: args.keep_screens as usize,
+            state: scramblebot::state::State::from_env(),
         },
         history,
         direct: false,
@@ -389,7 +390,7 @@ fn line(event: &Event) -> Option<String> {
         } => format!("{serial}: back; board {board}, {words_left} words left"),
         Event::Progress { .. } => return None,
         Event::RoundEnded { record: r } => format!(
-            "{}: entered {} of {} words ({} of {} points as scored by the solver{}{}), {}",
+            "{}: entered {} of {} words ({} of {} points as scored by the solver{}{}{}), {}",
             r.serial,
             r.words_entered,
             r.words_planned,
@@ -400,6 +401,14 @@ fn line(event: &Event) -> Option<String> {
                     format!("; WARNING: the game shows only {seen}"),
                 Some(seen) => format!("; the game shows {seen}"),
                 None => String::new(),
+            },
+            match (r.words_taken, r.words_refused) {
+                (Some(t), Some(0) | None) => format!("; it took {}", plural(t as u32, "word")),
+                (Some(t), Some(n)) => format!(
+                    "; it took {}, refused {n} (not in its list)",
+                    plural(t as u32, "word")
+                ),
+                (None, _) => String::new(),
             },
             match r.words_entered_again {
                 0 => String::new(),

@@ -112,8 +112,11 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
             deadline: Some(tokio::time::Instant::now() + left),
             finish_word_on_stop: false,
             score_before: None,
+            score_at_start: seen.score,
+            gap: None,
         };
-        let played = enter(&phone, &profile, &seen, opts, &args.round, stop).await?;
+        // The demo's game is not the user's: nothing it learns is kept.
+        let (played, _) = enter(&phone, &profile, &seen, opts, &args.round, None, stop).await?;
         anyhow::Ok((played.outcome, phone.model.clone(), seen.board))
     })?;
     let (route, words) = (outcome.routes_text(), outcome.words_planned);
@@ -256,6 +259,8 @@ fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::
             rounds: Some(args.rounds),
             unsure_dir: std::env::temp_dir(),
             keep_screens: 200,
+            // The demo's games are not the user's: nothing they teach is kept.
+            state: None,
         },
         history: None,
         direct: true,

@@ -17,8 +17,8 @@ pub struct HistoryArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Also draw points per round and their share of the board's maximum, a line per
-    /// phone over time, into this PNG file (with --practice: your practices).
+    /// Also draw the points the game showed per round (where read), the points entered, and
+    /// their share of the board's maximum, a line per phone over time, into this PNG file (with --practice: your practices).
     #[arg(long, value_name = "FILE.png")]
     pub plot: Option<PathBuf>,
     /// Your practices (`scramblebot practice`) instead of the daemon's rounds: a line each,
@@ -71,19 +71,26 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
         super::outln!("{}", serde_json::to_string_pretty(&json)?)?;
         return Ok(());
     }
+    // "entered" is the bot's count of what it entered; "seen" the scores the game showed
+    // (over the rounds where they were read; "-" where none was).
     super::outln!(
-        "{:<24} {:>7} {:>7} {:>10} {:>9} {:>12} {:>7}",
+        "{:<24} {:>7} {:>7} {:>10} {:>9} {:>12} {:>12} {:>7}",
         "phone",
         "rounds",
         "played",
         "all words",
         "words",
-        "points",
+        "entered",
+        "seen",
         "share"
     )?;
     let row = |name: &str, s: &history::Summary| {
+        let seen = match s.rounds_seen {
+            0 => "-".to_owned(),
+            _ => s.points_seen.to_string(),
+        };
         super::outln!(
-            "{name:<24} {:>7} {:>7} {:>10} {:>9} {:>12} {:>6.1}%",
+            "{name:<24} {:>7} {:>7} {:>10} {:>9} {:>12} {seen:>12} {:>6.1}%",
             s.rounds,
             s.played,
             s.all_words,

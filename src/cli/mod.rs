@@ -14,6 +14,7 @@ mod practice;
 mod read;
 mod sim;
 mod solve;
+mod words;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -83,6 +84,9 @@ pub enum Command {
     /// their confidence, the bonus badges, and where the grid is. Exit code 3 when the screen
     /// is not a board or a tile is not read surely.
     Read(read::ReadArgs),
+    /// The words each game refused: entered again alone and unhurried, its score did not
+    /// move. They are kept per game and never entered on it again (--forget takes some back).
+    Words(words::WordsArgs),
 }
 
 /// `println!` that hands back the write's error instead of panicking: output into a closed
@@ -109,6 +113,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Daemon(a) => daemon::run(a),
         Command::History(a) => history::run(a),
         Command::Practice(a) => practice::run(a),
+        Command::Words(a) => words::run(a),
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use scramblebot::phone::Phone;
 use scramblebot::play::{self, BoardSource, EnterOptions, RoundOutcome, Seen, Sight};
 use scramblebot::profile::Profile;
+use scramblebot::state::State;
 use scramblebot::{Order, Trie};
 use serde::Serialize;
 use tokio::sync::watch;
@@ -68,6 +69,19 @@ struct PlayJson {
     /// The game's clock, in seconds, on the look that read the board: the round was played
     /// to it (null when not read).
     clock_seen: Option<u32>,
+    /// Which words the game took, told from its score looked at as they went in (null when
+    /// the score was not read, or the looks did not fit one account of them).
+    words_taken: Option<usize>,
+    words_not_taken: Option<usize>,
+    /// Words it did not take even entered again alone and unhurried: not in its list. Kept
+    /// per game (`scramblebot words --refused`) and not entered on it again.
+    words_refused: Option<usize>,
+    refused: Vec<String>,
+    /// Words the looks at the score could not tell of (two of equal points gone in together,
+    /// one of them taken): counted in neither of the above.
+    words_unknown: Option<usize>,
+    /// Words on the board left out as the game refused them in an earlier round.
+    words_left_out: usize,
     bot: RoundOutcome,
 }
 
@@ -81,7 +95,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         .map(|t| seconds("--time-left", t, 0.0))
         .transpose()?;
     let runtime = round_runtime()?;
-    let (played, phone_line, seen, phone_serial) = runtime.block_on(async {
+    let (played, left_out, phone_line, seen, phone_serial) = runtime.block_on(async {
         let stop = ctrl_c_stops();
         let phone = connect(&opts).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
@@ -127,8 +141,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             deadline,
             finish_word_on_stop: false,
             score_before: None,
+            score_at_start: seen.score,
+            gap: None,
         };
-        let played = enter(&phone, &profile, &seen, opts, &args.round, stop).await?;
+        let state = State::from_env();
+        let (played, left_out) =
+            enter(&phone, &profile, &seen, opts, &args.round, state.as_ref(), stop).await?;
         let line = format!(
             "{} ({}, sdk {}, {}x{}), profile {}",
             phone.serial,
@@ -138,7 +156,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             phone.screen.1,
             profile.name()
         );
-        anyhow::Ok((played, line, seen, phone.serial))
+        anyhow::Ok((played, left_out, line, seen, phone.serial))
     })?;
     if let Some(check) = played.score.as_ref().filter(|c| !c.moved) {
         let saved = std::env::current_dir()
@@ -181,6 +199,16 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             score_moved: played.score.as_ref().map(|c| c.moved),
             points_seen: played.points_seen,
             clock_seen: seen.clock.map(|(_, secs)| secs),
+            words_taken: played.judged.as_ref().map(|j| j.taken),
+            words_not_taken: played.judged.as_ref().map(|j| j.not_taken.len()),
+            words_refused: played.judged.as_ref().map(|j| j.refused.len()),
+            refused: played
+                .judged
+                .as_ref()
+                .map(|j| j.refused.clone())
+                .unwrap_or_default(),
+            words_unknown: played.judged.as_ref().map(|j| j.unknown),
+            words_left_out: left_out,
             bot: outcome.clone(),
         })?;
         return failed(&outcome);
@@ -209,9 +237,22 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         outcome.freezes.len(),
         outcome.stop.text()
     )?;
-    match played.points_seen {
-        Some(seen) => super::outln!("the game shows {seen} points")?,
-        None => super::outln!(
+    match (played.points_seen, &played.judged) {
+        (Some(seen), Some(j)) => super::outln!(
+            "the game shows {seen} points; it took {} {}{}{}",
+            j.taken,
+            play::plural(j.taken, "word", "words"),
+            match j.refused.len() {
+                0 => String::new(),
+                n => format!(", refused {n} not in its list ({})", j.refused.join(", ")),
+            },
+            match j.not_taken.len() - j.refused.len() {
+                0 => String::new(),
+                n => format!(", {n} more not taken"),
+            }
+        )?,
+        (Some(seen), None) => super::outln!("the game shows {seen} points")?,
+        (None, _) => super::outln!(
             "the game's score was not read (calibrate learns where it is and its digits); the points above are what was entered"
         )?,
     }
@@ -234,19 +275,44 @@ pub(super) async fn enter(
     phone: &Phone,
     profile: &Profile,
     seen: &Seen,
-    opts: EnterOptions,
+    mut opts: EnterOptions,
     round: &super::RoundArgs,
+    state: Option<&State>,
     stop: watch::Receiver<bool>,
-) -> anyhow::Result<play::Played> {
+) -> anyhow::Result<(play::Played, usize)> {
     let order: Order = round.order.into();
-    let words = play::plan_words(&Trie::enable(), profile, &seen.board, &seen.bonuses, order);
+    let mut words = play::plan_words(&Trie::enable(), profile, &seen.board, &seen.bonuses, order);
+    let talk = round.talk();
+    let mut note = |line: String| {
+        if talk {
+            eprintln!("{line}");
+        }
+    };
+    let planned = words.len();
+    if let Some(state) = state {
+        words = play::without_refused(words, state, &profile.rules().game, &mut note);
+        opts.gap = opts.gap.or_else(|| state.pace(profile.name()));
+    }
     let bar = words_bar(round.show_progress(), words.len());
     let played = play::enter(phone, profile, &words, opts, stop, &mut |e| {
         show_event(round, &bar, e)
     })
     .await;
     bar.finish_and_clear();
-    Ok(played?)
+    let played = played?;
+    if let Some(state) = state {
+        match play::keep_learned(state, profile, &played) {
+            Ok(new) if !new.is_empty() => note(format!(
+                "{} refused {}: kept in {}, not entered on it again",
+                profile.rules().game,
+                new.join(", "),
+                state.refused_path(&profile.rules().game).display()
+            )),
+            Ok(_) => {}
+            Err(e) => eprintln!("WARNING: what the round learned is not kept: {e}"),
+        }
+    }
+    Ok((played, planned - words.len()))
 }
 
 /// Reads the board on the phone's screen (with `watch`, once one shows). A board not read
@@ -334,5 +400,6 @@ pub(super) async fn see_or_ask(
         source: BoardSource::ScreenTyped,
         behind: None,
         clock: None,
+        score: None,
     })
 }

@@ -66,6 +66,16 @@ pub struct RoundRecord {
     /// profile that learned the game's digits); `points_claimed` is what the bot entered.
     #[serde(default)]
     pub points_seen: Option<u32>,
+    /// Words the game took, by its score looked at as they went in (`play::taken`); null
+    /// when the score was not read or the looks did not fit one account.
+    #[serde(default)]
+    pub words_taken: Option<usize>,
+    /// Words entered that it did not take.
+    #[serde(default)]
+    pub words_not_taken: Option<usize>,
+    /// Of those, words not taken when entered again alone and unhurried: not in its list.
+    #[serde(default)]
+    pub words_refused: Option<usize>,
 }
 
 /// Why the history could not be written or read.
@@ -86,10 +96,7 @@ pub enum HistoryError {
 /// Where the history is kept unless the user says: `$XDG_STATE_HOME/scramblebot/history.jsonl`,
 /// or `~/.local/state/scramblebot/history.jsonl`.
 pub fn default_path(xdg_state_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
-    let base = xdg_state_home
-        .map(Path::to_path_buf)
-        .or_else(|| home.map(|h| h.join(".local/state")))?;
-    Some(base.join("scramblebot").join("history.jsonl"))
+    Some(crate::state::default_dir(xdg_state_home, home)?.join("history.jsonl"))
 }
 
 /// Appends `record` as one line to the history at `path` (its directory made if missing).
@@ -154,6 +161,12 @@ pub struct Summary {
     pub max_points: u64,
     /// Rounds in which every word went in.
     pub all_words: usize,
+    /// Rounds whose final score the game was seen to show, and those scores summed.
+    pub rounds_seen: usize,
+    pub points_seen: u64,
+    /// Words the game was seen to take, and to refuse (over the rounds where it was told).
+    pub words_taken: usize,
+    pub words_refused: usize,
 }
 
 impl Summary {
@@ -168,6 +181,12 @@ impl Summary {
         if r.ended == Ended::AllWords {
             self.all_words += 1;
         }
+        if let Some(seen) = r.points_seen {
+            self.rounds_seen += 1;
+            self.points_seen += u64::from(seen);
+        }
+        self.words_taken += r.words_taken.unwrap_or(0);
+        self.words_refused += r.words_refused.unwrap_or(0);
     }
 
     /// Points claimed as a share of the boards' maxima (0 when there were none).
@@ -198,10 +217,13 @@ pub fn figure(rounds: &[RoundRecord]) -> (Vec<Panel>, String) {
     let played: Vec<&RoundRecord> = rounds.iter().filter(|r| r.ended != Ended::Unsure).collect();
     let first = played.iter().map(|r| r.time).min().unwrap_or(0);
     let hours = |r: &RoundRecord| r.time.saturating_sub(first) as f64 / 3600.0;
-    let per_phone = |y: &dyn Fn(&RoundRecord) -> f64| {
+    // A line per phone of `y` over the rounds it has a value for.
+    let per_phone = |y: &dyn Fn(&RoundRecord) -> Option<f64>| {
         let mut by: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
         for r in &played {
-            by.entry(&r.serial).or_default().push((hours(r), y(r)));
+            if let Some(y) = y(r) {
+                by.entry(&r.serial).or_default().push((hours(r), y));
+            }
         }
         by.into_iter()
             .map(|(name, mut points)| {
@@ -214,28 +236,39 @@ pub fn figure(rounds: &[RoundRecord]) -> (Vec<Panel>, String) {
             .collect::<Vec<_>>()
     };
     let share = |r: &RoundRecord| {
-        if r.max_points == 0 {
+        Some(if r.max_points == 0 {
             0.0
         } else {
             100.0 * f64::from(r.points_claimed) / f64::from(r.max_points)
-        }
+        })
     };
-    let panels = vec![
-        Panel {
-            title: "Points claimed per round".into(),
+    let mut panels = Vec::new();
+    // The game's own score, where it was read (rounds without it are left out of it).
+    if played.iter().any(|r| r.points_seen.is_some()) {
+        panels.push(Panel {
+            title: "Points the game showed per round".into(),
             y_label: "points".into(),
             y_range: None,
             legend: Legend::UpperRight,
-            series: per_phone(&|r| f64::from(r.points_claimed)),
+            series: per_phone(&|r| r.points_seen.map(f64::from)),
+        });
+    }
+    panels.extend([
+        Panel {
+            title: "Points entered per round (the bot's count)".into(),
+            y_label: "points".into(),
+            y_range: None,
+            legend: Legend::UpperRight,
+            series: per_phone(&|r| Some(f64::from(r.points_claimed))),
         },
         Panel {
-            title: "Share of the board's maximum".into(),
+            title: "Share of the board's maximum entered".into(),
             y_label: "% of the maximum".into(),
             y_range: Some((0.0, 105.0)),
             legend: Legend::LowerRight,
             series: per_phone(&share),
         },
-    ];
+    ]);
     (panels, format!("hours since {}", crate::plot::utc(first)))
 }
 
@@ -262,6 +295,9 @@ mod tests {
             score_moved: Some(true),
             words_entered_again: 0,
             points_seen: None,
+            words_taken: None,
+            words_not_taken: None,
+            words_refused: None,
         }
     }
 

@@ -504,9 +504,7 @@ async fn open_tracker(server: SocketAddrV4) -> Result<Tracker, PhoneError> {
 
 /// The history's place when the user gives none, from the environment.
 pub fn default_history() -> Option<PathBuf> {
-    let xdg = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from);
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    history::default_path(xdg.as_deref(), home.as_deref())
+    crate::state::dir_from_env().map(|d| d.join("history.jsonl"))
 }
 
 /// The practice trainer's history when the user gives none: `practice.jsonl` beside the

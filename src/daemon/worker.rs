@@ -56,6 +56,9 @@ pub struct WorkerOptions {
     /// The most screenshots kept there: past it, the oldest the bot kept are removed, so a
     /// daemon left running for days does not fill the disk.
     pub keep_screens: usize,
+    /// Where what the rounds learn of each game is kept (the words it refused, its pace);
+    /// `None`: nothing is kept.
+    pub state: Option<crate::state::State>,
 }
 
 /// What a phone's worker remembers across its restarts (the phone lost and back).
@@ -337,10 +340,12 @@ impl Worker<'_> {
                         // The game's clock, read off this look: the round ends when it does,
                         // however late the round was joined (a lower bound: a clock showing
                         // m:ss has between a second less and that much left).
-                        let by_clock = book
+                        let numbers = book
                             .as_ref()
-                            .and_then(|b| play::numbers(&l.image, self.profile, b).clock_secs)
-                            .map(play::clock_left);
+                            .map(|b| play::numbers(&l.image, self.profile, b))
+                            .unwrap_or_default();
+                        let by_clock = numbers.clock_secs.map(play::clock_left);
+                        let at_start = numbers.score;
                         let resume = memory
                             .interrupted
                             .take()
@@ -348,7 +353,8 @@ impl Worker<'_> {
                         match (resume, by_clock) {
                             (Some(i), _) => self.resume(i, memory).await?,
                             (None, Some(left)) => {
-                                self.play(&board, started, left, &l.image, memory).await?;
+                                self.play(&board, (started, left), &l.image, at_start, memory)
+                                    .await?;
                             }
                             (None, None) if start_unknown => self.emit(Event::JoinedLate {
                                 serial: self.serial(),
@@ -358,7 +364,8 @@ impl Worker<'_> {
                                 let shown = before.unwrap_or(started);
                                 let round =
                                     Duration::from_secs_f64(self.profile.rules().round_secs);
-                                self.play(&board, shown, round, &l.image, memory).await?;
+                                self.play(&board, (shown, round), &l.image, at_start, memory)
+                                    .await?;
                             }
                         }
                     }
@@ -487,19 +494,35 @@ impl Worker<'_> {
             score_moved: None,
             words_entered_again: 0,
             points_seen: None,
+            words_taken: None,
+            words_not_taken: None,
+            words_refused: None,
         }
     }
 
-    /// Plays a new round on `board`, first seen at `seen` on `screen`, with `clock` left then.
+    /// Plays a new round on `board`, first seen at `seen` on `screen` (whose score, read, is
+    /// `score_at_start`), with `clock` left then.
     async fn play(
         &mut self,
         board: &(Board, Bonuses),
-        seen: Instant,
-        clock: Duration,
+        (seen, clock): (Instant, Duration),
         screen: &image::RgbaImage,
+        score_at_start: Option<u32>,
         memory: &mut Memory,
     ) -> Result<(), PlayError> {
-        let words = play::plan_words(self.trie, self.profile, &board.0, &board.1, self.opts.order);
+        let mut words =
+            play::plan_words(self.trie, self.profile, &board.0, &board.1, self.opts.order);
+        if let Some(state) = &self.opts.state {
+            let mut notes = Vec::new();
+            words = play::without_refused(words, state, &self.profile.rules().game, &mut |n| {
+                notes.push(n)
+            });
+            for n in notes {
+                self.emit(Event::Note {
+                    text: format!("{}: {n}", self.serial()),
+                });
+            }
+        }
         // The screen the board was read on holds the round's starting score. Copied
         // (megabytes) only for a profile that knows where the score is, as the first touch
         // waits for it.
@@ -512,6 +535,7 @@ impl Worker<'_> {
             clock,
             added: Duration::ZERO,
             score_before,
+            score_at_start,
             entered_again: 0,
         };
         self.enter_round(board, words, round, memory).await
@@ -531,6 +555,7 @@ impl Worker<'_> {
             clock: i.clock,
             added: i.added,
             score_before: None,
+            score_at_start: None,
             entered_again: i.entered_again,
         };
         self.enter_round(&board, i.left, round, memory).await
@@ -550,6 +575,7 @@ impl Worker<'_> {
             clock,
             added,
             score_before,
+            score_at_start,
             entered_again,
         } = round;
         let serial = self.serial();
@@ -567,6 +593,12 @@ impl Worker<'_> {
             // SIGTERM finishes the stroke in progress, then lifts the finger.
             finish_word_on_stop: true,
             score_before,
+            score_at_start,
+            gap: self
+                .opts
+                .state
+                .as_ref()
+                .and_then(|s| s.pace(self.profile.name())),
         };
         let events = self.events.clone();
         let on = &mut |e: play::Event| {
@@ -589,6 +621,20 @@ impl Worker<'_> {
             on,
         )
         .await?;
+        if let Some(state) = &self.opts.state {
+            let text = match play::keep_learned(state, self.profile, &played) {
+                Ok(new) if new.is_empty() => None,
+                Ok(new) => Some(format!(
+                    "{serial}: {} refused {}: not entered on it again",
+                    self.profile.rules().game,
+                    new.join(", ")
+                )),
+                Err(e) => Some(format!("{serial}: what the round learned is not kept: {e}")),
+            };
+            if let Some(text) = text {
+                self.emit(Event::Note { text });
+            }
+        }
         let outcome = &played.outcome;
         let score_moved = played.score.as_ref().map(|c| c.moved);
         if let Some(check) = played.score.as_ref().filter(|c| !c.moved) {
@@ -640,6 +686,9 @@ impl Worker<'_> {
             score_moved,
             words_entered_again: entered_again,
             points_seen: played.points_seen,
+            words_taken: played.judged.as_ref().map(|j| j.taken),
+            words_not_taken: played.judged.as_ref().map(|j| j.not_taken.len()),
+            words_refused: played.judged.as_ref().map(|j| j.refused.len()),
         };
         self.emit(Event::RoundEnded { record });
         match &outcome.error {
@@ -698,6 +747,8 @@ struct Round {
     clock: Duration,
     added: Duration,
     score_before: Option<std::sync::Arc<image::RgbaImage>>,
+    /// The score read on that screen.
+    score_at_start: Option<u32>,
     /// Words entered again in this round so far (cut by a phone's going).
     entered_again: usize,
 }

@@ -10,6 +10,7 @@ pub mod look;
 pub mod pacing;
 pub mod round;
 pub mod schedule;
+pub mod taken;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -28,6 +29,7 @@ use crate::phone::{Lock, Phone, PhoneError};
 use crate::profile::{Profile, ProfileError, Route, ScreenBox};
 use crate::score::{Bonuses, Rules};
 use crate::solve::{Order, Solver};
+use crate::state::State;
 use crate::vision::digits::{self, Area, DigitBook};
 use crate::vision::glyph::{Classifier, TemplateError, templates};
 use crate::vision::grid::Grid;
@@ -115,6 +117,8 @@ pub struct Seen {
     /// The game's clock on the look the board was read on, and when that look began (with a
     /// profile that learned the game's digits, and the clock read surely).
     pub clock: Option<(std::time::Instant, u32)>,
+    /// The game's score on that look, read surely: what the round's words add to.
+    pub score: Option<u32>,
 }
 
 impl Seen {
@@ -140,6 +144,7 @@ impl Seen {
             source: BoardSource::Typed,
             behind: None,
             clock: None,
+            score: None,
         }
     }
 
@@ -213,16 +218,17 @@ pub async fn see(
         let began = std::time::Instant::now()
             .checked_sub(l.capture + l.read)
             .unwrap_or_else(std::time::Instant::now);
-        let clock = book
+        let shown = book
             .as_ref()
-            .and_then(|b| numbers(&l.image, profile, b).clock_secs)
-            .map(|secs| (began, secs));
+            .map(|b| numbers(&l.image, profile, b))
+            .unwrap_or_default();
         let seen = Seen {
             board: r.board(),
             bonuses: r.bonuses(),
             source: BoardSource::Screen,
             behind,
-            clock,
+            clock: shown.clock_secs.map(|secs| (began, secs)),
+            score: shown.score,
         };
         return Ok(Sight::Sure { seen, look: l });
     }
@@ -437,6 +443,65 @@ pub fn plan_words(
     plan(&solution)
 }
 
+/// Takes the words `game` refused in earlier rounds (kept in `state`) out of `words`, and
+/// says how many through `on`. A state that cannot be read is said, and nothing is taken out.
+pub fn without_refused(
+    words: Vec<PlannedWord>,
+    state: &State,
+    game: &str,
+    on: &mut dyn FnMut(String),
+) -> Vec<PlannedWord> {
+    let refused = match state.refused(game) {
+        Ok(r) => r,
+        Err(e) => {
+            on(format!("{e}: the words {game} refused before are entered"));
+            return words;
+        }
+    };
+    let before = words.len();
+    let words: Vec<PlannedWord> = words
+        .into_iter()
+        .filter(|w| !refused.contains(&w.text))
+        .collect();
+    if words.len() < before {
+        on(format!(
+            "{} {} that {game} refused before left out",
+            before - words.len(),
+            plural(before - words.len(), "word", "words")
+        ));
+    }
+    words
+}
+
+/// Keeps what a round taught of its game in `state`: the words it refused (not entered on
+/// it again) and the pace it took words at (the next round starts at it). Returns the words
+/// newly refused.
+pub fn keep_learned(
+    state: &State,
+    profile: &Profile,
+    played: &Played,
+) -> Result<Vec<String>, crate::state::StateError> {
+    // Only a round whose score was looked at learned a pace.
+    if played.points_seen.is_some() {
+        let gap = Duration::from_secs_f64(played.outcome.gap_ms.max(0.0) / 1e3);
+        state.set_pace(profile.name(), gap)?;
+    }
+    let refused = played.judged.as_ref().map_or(&[][..], |j| &j.refused[..]);
+    let known = state.refused(&profile.rules().game)?;
+    let new: Vec<String> = refused
+        .iter()
+        .filter(|w| !known.contains(*w))
+        .cloned()
+        .collect();
+    state.add_refused(&profile.rules().game, new.iter().map(String::as_str))?;
+    Ok(new)
+}
+
+/// `one` or `many` by `n`.
+pub fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
 /// How a round is entered.
 #[derive(Clone, Debug, Default)]
 pub struct EnterOptions {
@@ -452,6 +517,12 @@ pub struct EnterOptions {
     /// score is looked at again after the first words, to see that the game takes them
     /// (without this screen, one is taken as the first words go in).
     pub score_before: Option<std::sync::Arc<RgbaImage>>,
+    /// The game's score on the screen the board was read on (`Seen::score`): what the
+    /// round's words add to. Without it, the first look at the score stands for it, when no
+    /// word could count in it yet.
+    pub score_at_start: Option<u32>,
+    /// The pause between words to start at (what the game's last round was paced to).
+    pub gap: Option<Duration>,
 }
 
 /// What `enter` did.
@@ -465,6 +536,9 @@ pub struct Played {
     /// The score the game showed once the round's words were in: read off the screen with
     /// the digits the profile learned, when it has them and read it surely.
     pub points_seen: Option<u32>,
+    /// Which words the game took, by its score looked at as they went in (with a profile
+    /// that learned the game's digits, and the looks fitting one account of them).
+    pub judged: Option<Judged>,
 }
 
 /// The game's score, looked at after the round's first words.
@@ -543,6 +617,9 @@ pub async fn enter(
             source,
         })?;
     let mut settings = RoundSettings::from_profile(profile);
+    if let Some(gap) = opts.gap {
+        settings.gap.set(gap);
+    }
     if let Some(deadline) = opts.deadline {
         settings.round = deadline.saturating_duration_since(tokio::time::Instant::now());
     }
@@ -565,8 +642,10 @@ pub async fn enter(
             &mut |p| {
                 let _ = tx.send(p.entered);
                 if let Ok(mut log) = log.lock() {
+                    let at = start.elapsed();
                     log.push(pacing::Entered {
-                        at: start.elapsed(),
+                        at,
+                        began: at.saturating_sub(p.stroke),
                         word: p.entered - 1,
                         points: words.get(p.entered - 1).map_or(0, |w| w.points),
                     });
@@ -606,38 +685,50 @@ pub async fn enter(
     };
     // Looks at the score while the words go in, on connections of their own, and paces the
     // words to what the game takes.
+    let mut watch = book.as_ref().map(|book| ScoreWatch {
+        phone,
+        profile,
+        book,
+        start,
+        base: opts.score_at_start,
+        base_sure: opts.score_at_start.is_some(),
+        looks: Vec::new(),
+    });
+    let pacing = std::sync::Mutex::new(pacing::Pacing::new(settings.gap.get()));
     let pace = async {
-        let book = book.as_ref()?;
-        let mut pacing = pacing::Pacing::new(settings.gap.get());
-        let mut base = None;
-        while !*done.borrow() {
-            let began = start.elapsed();
-            let Ok(img) = phone.screenshot().await else {
-                break;
-            };
-            // A score not read surely (a toast over it, a frame mid-draw) is passed over.
-            if let Some(score) = numbers(&img, profile, book).score {
-                let log = log.lock().map(|l| l.clone()).unwrap_or_default();
-                // The score before the round's words: the first look's, taken before any
-                // word could count in it.
-                let base = *base.get_or_insert(score);
-                settings
-                    .gap
-                    .set(pacing.look(&log, began, score.saturating_sub(base)));
-            }
-            tokio::time::sleep(PACE_LOOK_EVERY).await;
+        if let Some(w) = watch.as_mut() {
+            w.run(done, &log, &pacing, &settings.gap).await;
         }
-        Some(pacing)
     };
-    let (outcome, score, pacing) = tokio::join!(round, check, pace);
+    let (outcome, score, ()) = tokio::join!(round, check, pace);
     let mut outcome = outcome?;
-    // The words the score said went untaken, entered again while the clock allows, unhurried.
-    if let Some(p) = &pacing
-        && outcome.stop == Stop::AllWords
-        && !p.suspects.is_empty()
-    {
-        let again: Vec<PlannedWord> = p
-            .suspects
+    let first_pass = log.lock().map_or(0, |l| l.len());
+    // What the game took of the first pass, from a look once its last word had settled.
+    let suspects: Vec<usize> = match watch.as_mut() {
+        Some(w) if outcome.stop == Stop::AllWords => {
+            tokio::time::sleep(pacing::SETTLE).await;
+            w.look(&log).await;
+            let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+            match w.judge(&log) {
+                Some(v) => log
+                    .iter()
+                    .zip(v)
+                    .filter(|(_, v)| *v != taken::Taken::Yes)
+                    .map(|(e, _)| e.word)
+                    .collect(),
+                // No assignment fits the looks: the pacing's own suspects.
+                None => pacing
+                    .lock()
+                    .map(|p| p.suspects.clone())
+                    .unwrap_or_default(),
+            }
+        }
+        _ => Vec::new(),
+    };
+    // The words the score said went untaken, entered again while the clock allows, unhurried
+    // and each in a look of its own, so that one still not taken is known refused.
+    if let Some(w) = watch.as_mut().filter(|_| !suspects.is_empty()) {
+        let again: Vec<PlannedWord> = suspects
             .iter()
             .filter_map(|&i| words.get(i).cloned())
             .collect();
@@ -645,21 +736,44 @@ pub async fn enter(
         later.round = deadline.saturating_duration_since(tokio::time::Instant::now())
             + later.freeze_adds * outcome.freezes.len() as u32;
         later.freeze_uses = Some(0);
-        later.gap = pacing::Gap::new(p.gap().max(AGAIN_GAP));
+        let learned = settings.gap.get();
+        later.gap = pacing::Gap::new(
+            learned
+                .max(AGAIN_GAP)
+                .max(pacing::SETTLE + w.look_time() * 2),
+        );
         on(Event::Note(format!(
             "the game's score says some words went untaken: entering {} again",
             again.len()
         )));
-        if let Ok(second) = play_round(
-            &mut injector,
-            profile,
-            &later,
-            &again,
-            stop.clone(),
-            &mut |_| {},
-        )
-        .await
-        {
+        let (done_tx, done) = watch::channel(false);
+        let second = async {
+            let r = play_round(
+                &mut injector,
+                profile,
+                &later,
+                &again,
+                stop.clone(),
+                &mut |p| {
+                    if let (Ok(mut log), Some(&word)) = (log.lock(), suspects.get(p.entered - 1)) {
+                        let at = start.elapsed();
+                        log.push(pacing::Entered {
+                            at,
+                            began: at.saturating_sub(p.stroke),
+                            word,
+                            points: words.get(word).map_or(0, |w| w.points),
+                        });
+                    }
+                },
+            )
+            .await;
+            let _ = done_tx.send(true);
+            r
+        };
+        // The pace is not learned from words spaced for judging.
+        let judging = pacing::Gap::new(later.gap.get());
+        let (second, ()) = tokio::join!(second, w.run(done, &log, &pacing, &judging));
+        if let Ok(second) = second {
             outcome.words_entered += second.words_entered;
             outcome.words_entered_again = second.words_entered;
             outcome.elapsed_secs = start.elapsed().as_secs_f64();
@@ -668,27 +782,154 @@ pub async fn enter(
                 outcome.error = second.error;
             }
         }
+        settings.gap.set(learned);
     }
     outcome.gap_ms = settings.gap.get().as_secs_f64() * 1e3;
     let first_touch = injector.first_touch().map(|t| t.into_std());
     injector.finish().await;
-    let points_seen = match &book {
-        Some(book) => {
-            // The game draws its score a few frames after the last word.
-            tokio::time::sleep(SCORE_SETTLE).await;
-            match phone.screenshot().await {
-                Ok(img) => numbers(&img, profile, book).score,
-                Err(_) => None,
-            }
+    // The game draws its score a few frames after the last word: a last look then is what
+    // it showed, and settles every word for the verdicts.
+    let (points_seen, judged) = match watch.as_mut() {
+        Some(w) => {
+            tokio::time::sleep(pacing::SETTLE).await;
+            let points_seen = w.look(&log).await.and_then(|gained| Some(w.base? + gained));
+            let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+            tracing::trace!(
+                "words acknowledged {log:?}; looks at the score {:?}",
+                w.looks
+            );
+            let judged = w.judge(&log).map(|v| {
+                let by = taken::by_word(&log, &v, first_pass);
+                let text = |ws: &[usize]| -> Vec<String> {
+                    ws.iter()
+                        .filter_map(|&i| words.get(i).map(|w| w.text.clone()))
+                        .collect()
+                };
+                Judged {
+                    taken: by.taken.len(),
+                    not_taken: text(&by.not_taken),
+                    refused: text(&by.refused),
+                    unknown: by.unknown.len(),
+                }
+            });
+            (points_seen, judged)
         }
-        None => None,
+        None => (None, None),
     };
     Ok(Played {
         outcome,
         first_touch,
         score,
         points_seen,
+        judged,
     })
+}
+
+/// Looks at the game's score while a round's words go in: each look's score and times, for
+/// pacing and for the verdicts on which words the game took.
+struct ScoreWatch<'a> {
+    phone: &'a Phone,
+    profile: &'a Profile,
+    book: &'a DigitBook,
+    start: tokio::time::Instant,
+    /// The score before the round's words, once known...
+    base: Option<u32>,
+    /// ...and whether surely: read before any word could count in it.
+    base_sure: bool,
+    looks: Vec<taken::ScoreLook>,
+}
+
+impl ScoreWatch<'_> {
+    /// One look: the points gained since the round began, when the score was read surely
+    /// (a toast over it, a frame mid-draw are passed over).
+    async fn look(&mut self, log: &std::sync::Mutex<Vec<pacing::Entered>>) -> Option<u32> {
+        let began = self.start.elapsed();
+        let img = self.phone.screenshot().await.ok()?;
+        let ended = self.start.elapsed();
+        let score = numbers(&img, self.profile, self.book).score?;
+        // Without the score of the board's screen, the first look's stands for it, surely
+        // when no word was acknowledged before it ended.
+        let base = match self.base {
+            Some(b) => b,
+            None => {
+                self.base_sure = log
+                    .lock()
+                    .is_ok_and(|l| l.first().is_none_or(|e| e.at > ended));
+                *self.base.insert(score)
+            }
+        };
+        let gained = score.checked_sub(base)?;
+        self.looks.push(taken::ScoreLook {
+            began,
+            ended,
+            score: gained,
+        });
+        Some(gained)
+    }
+
+    /// Looks until `done` turns true, pacing the words entered (`log`) to the game: `gap` is
+    /// set to the pause `pacing` asks for.
+    async fn run(
+        &mut self,
+        mut done: watch::Receiver<bool>,
+        log: &std::sync::Mutex<Vec<pacing::Entered>>,
+        pacing: &std::sync::Mutex<pacing::Pacing>,
+        gap: &pacing::Gap,
+    ) {
+        while !*done.borrow() {
+            let began = self.start.elapsed();
+            if let Some(gained) = self.look(log).await {
+                let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+                if let Ok(mut p) = pacing.lock() {
+                    gap.set(p.look(&log, began, gained));
+                }
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(PACE_LOOK_EVERY) => {}
+                _ = done.wait_for(|d| *d) => {}
+            }
+        }
+    }
+
+    /// The verdicts on each word of `log` by the looks so far, when the score before the
+    /// round is known and an assignment fits them.
+    fn judge(&self, log: &[pacing::Entered]) -> Option<Vec<taken::Taken>> {
+        if !self.base_sure {
+            tracing::debug!("the score before the round's words is not known: no verdicts");
+            return None;
+        }
+        let v = taken::judge_settled(log, &self.looks);
+        if v.is_none() {
+            tracing::debug!(
+                "no account of the words fits the looks at the score: words {log:?}, looks {:?}",
+                self.looks
+            );
+        }
+        v
+    }
+
+    /// A look's usual time (its median).
+    fn look_time(&self) -> Duration {
+        let mut t: Vec<Duration> = self.looks.iter().map(|l| l.ended - l.began).collect();
+        t.sort();
+        t.get(t.len() / 2)
+            .copied()
+            .unwrap_or(Duration::from_millis(100))
+    }
+}
+
+/// Which words the game took, by the looks at its score (`taken`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Judged {
+    /// Words the game took.
+    pub taken: usize,
+    /// Words it did not take, whatever the bot did.
+    pub not_taken: Vec<String>,
+    /// Of those, the words it did not take entered again alone and unhurried: not in its
+    /// list.
+    pub refused: Vec<String>,
+    /// Words the looks could not tell of (two of equal points, one of them taken).
+    pub unknown: usize,
 }
 
 /// Time between two looks at the score while words go in (a screenshot takes tens of

@@ -41,11 +41,12 @@ impl PartialEq for Gap {
     }
 }
 
-/// A word the game acknowledged: when (since the round began for the bot), which word of the
-/// plan, its points.
+/// A word the game acknowledged: when (since the round began for the bot), when its stroke
+/// began (the game cannot have counted it before), which word of the plan, its points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entered {
     pub at: Duration,
+    pub began: Duration,
     pub word: usize,
     pub points: u32,
 }
@@ -209,6 +210,7 @@ mod tests {
             }
             log.push(Entered {
                 at: end,
+                began: start,
                 word,
                 points: 10,
             });
@@ -267,6 +269,7 @@ mod tests {
         let log: Vec<Entered> = (0..20)
             .map(|w| Entered {
                 at: ms(100 + 60 * w as u64),
+                began: ms(60 + 60 * w as u64),
                 word: w,
                 points: 10,
             })

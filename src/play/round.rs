@@ -122,6 +122,8 @@ pub struct Progress {
     pub points: u32,
     /// Time left on the round's clock.
     pub left: Duration,
+    /// How long the word's stroke took to send: it began that long before this progress.
+    pub stroke: Duration,
 }
 
 /// Where gestures go: the phone's input routes (`Injector`), or anything that takes a gesture
@@ -264,7 +266,8 @@ pub async fn play_round(
             outcome.error = error;
             break;
         }
-        pace.took(samples, word_start.elapsed());
+        let stroke = word_start.elapsed();
+        pace.took(samples, stroke);
         outcome.words_entered += 1;
         outcome.points_entered += word.points;
         progress(Progress {
@@ -272,6 +275,7 @@ pub async fn play_round(
             planned: words.len(),
             points: outcome.points_entered,
             left: schedule.left(start.elapsed()),
+            stroke,
         });
         let pause = settings.word_pause + settings.gap.get();
         if !pause.is_zero() {

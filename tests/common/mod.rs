@@ -327,3 +327,17 @@ pub struct Stream {
     pub remote: u32,
     pending: Vec<u8>,
 }
+
+/// The built binary, with a state directory of its own for this run (fresh each call, under
+/// the system's temporary one): what one test's rounds learn (a pace, refused words) never
+/// reaches another's, nor the user's own. A test that keeps state across runs sets
+/// `XDG_STATE_HOME` again.
+pub fn bin() -> Process {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static RUNS: AtomicU32 = AtomicU32::new(0);
+    let n = RUNS.fetch_add(1, Ordering::Relaxed);
+    let state = std::env::temp_dir().join(format!("scramblebot-state-{}-{n}", std::process::id()));
+    let mut cmd = Process::new(env!("CARGO_BIN_EXE_scramblebot"));
+    cmd.env("XDG_STATE_HOME", state);
+    cmd
+}

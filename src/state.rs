@@ -1,0 +1,331 @@
+//! What the bot keeps between rounds under the user's state directory
+//! (`$XDG_STATE_HOME/scramblebot`, or `~/.local/state/scramblebot`), beside the histories:
+//! the words each game refused (`refused/PACKAGE.txt`, one word a line), so that they are not
+//! entered again on that game, and the pace each profile's game was last played at
+//! (`pace/PROFILE.txt`, milliseconds between words), so that the next round starts at it.
+//! Files are read with a bound and rewritten whole through a temporary file and a rename: a
+//! crash or a full disk leaves the old file, never half of a new one.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Why a state file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is over {limit} bytes: not a file the bot wrote", path.display())]
+    TooBig { path: PathBuf, limit: u64 },
+}
+
+/// The user's state directory for the bot: `$XDG_STATE_HOME/scramblebot`, or
+/// `~/.local/state/scramblebot`.
+pub fn default_dir(xdg_state_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    let base = xdg_state_home
+        .filter(|p| p.is_absolute())
+        .map(Path::to_path_buf)
+        .or_else(|| home.map(|h| h.join(".local/state")))?;
+    Some(base.join("scramblebot"))
+}
+
+/// The state directory by this process's environment.
+pub fn dir_from_env() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_STATE_HOME").map(PathBuf::from);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    default_dir(xdg.as_deref(), home.as_deref())
+}
+
+/// Reads the whole of `path`, refusing it past `limit` bytes (a device file that never ends,
+/// a huge file given by mistake) without reading more than that.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, StateError> {
+    let read = |source| StateError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(read)?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(read)?;
+    if bytes.len() as u64 > limit {
+        return Err(StateError::TooBig {
+            path: path.to_owned(),
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Writes `bytes` as the whole of `path` (its directory made if missing): to a temporary
+/// file beside it, then renamed over it, so the file is the old one or the new one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    let write = |source| StateError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir).map_err(write)?;
+    }
+    let name = path
+        .file_name()
+        .map_or_else(|| "state".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = (|| {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map_err(write)
+}
+
+/// The most a file of refused words may hold: a word list's worth (ENABLE is 1.7 MB).
+const REFUSED_LIMIT: u64 = 4 << 20;
+/// The most a pace file may hold.
+const PACE_LIMIT: u64 = 4 << 10;
+
+/// The bot's state directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State {
+    dir: PathBuf,
+}
+
+impl State {
+    pub fn at(dir: impl Into<PathBuf>) -> State {
+        State { dir: dir.into() }
+    }
+
+    /// The state directory by the environment, when there is a home to put it in.
+    pub fn from_env() -> Option<State> {
+        dir_from_env().map(State::at)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of the words `game` (an Android package) refused.
+    pub fn refused_path(&self, game: &str) -> PathBuf {
+        self.dir
+            .join("refused")
+            .join(format!("{}.txt", file_stem(game)))
+    }
+
+    /// The words `game` refused, as written by `add_refused` (none when it never refused
+    /// one). A line that is not a word of letters is skipped.
+    pub fn refused(&self, game: &str) -> Result<BTreeSet<String>, StateError> {
+        let path = self.refused_path(game);
+        let bytes = match read_bounded(&path, REFUSED_LIMIT) {
+            Err(StateError::Read { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Ok(BTreeSet::new());
+            }
+            r => r?,
+        };
+        Ok(bytes
+            .split(|&b| b == b'\n')
+            .filter_map(|line| std::str::from_utf8(line).ok())
+            .map(|w| w.trim().to_ascii_lowercase())
+            .filter(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase()))
+            .collect())
+    }
+
+    /// Adds `words` to those `game` refused. Returns how many were new.
+    pub fn add_refused<'a>(
+        &self,
+        game: &str,
+        words: impl IntoIterator<Item = &'a str>,
+    ) -> Result<usize, StateError> {
+        let mut all = self.refused(game)?;
+        let before = all.len();
+        all.extend(words.into_iter().map(str::to_ascii_lowercase));
+        let added = all.len() - before;
+        if added > 0 {
+            self.write_refused(game, &all)?;
+        }
+        Ok(added)
+    }
+
+    /// Takes `words` off those `game` refused (a person who knows the game takes them).
+    /// Returns how many were there.
+    pub fn forget_refused<'a>(
+        &self,
+        game: &str,
+        words: impl IntoIterator<Item = &'a str>,
+    ) -> Result<usize, StateError> {
+        let mut all = self.refused(game)?;
+        let before = all.len();
+        for w in words {
+            all.remove(&w.to_ascii_lowercase());
+        }
+        let removed = before - all.len();
+        if removed > 0 {
+            self.write_refused(game, &all)?;
+        }
+        Ok(removed)
+    }
+
+    fn write_refused(&self, game: &str, words: &BTreeSet<String>) -> Result<(), StateError> {
+        let text: String = words.iter().map(|w| format!("{w}\n")).collect();
+        write_atomic(&self.refused_path(game), text.as_bytes())
+    }
+
+    /// The games with a file of refused words, by package.
+    pub fn games(&self) -> Result<Vec<String>, StateError> {
+        let dir = self.dir.join("refused");
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(StateError::Read { path: dir, source }),
+        };
+        let mut games: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.to_owned();
+                let game = name.strip_suffix(".txt")?;
+                crate::profile::game_package(game).then(|| game.to_owned())
+            })
+            .collect();
+        games.sort();
+        Ok(games)
+    }
+
+    /// The file of the pace `profile`'s game was last played at.
+    pub fn pace_path(&self, profile: &str) -> PathBuf {
+        self.dir
+            .join("pace")
+            .join(format!("{}.txt", file_stem(profile)))
+    }
+
+    /// The pause between words `profile`'s game was last played at, when one was kept (a
+    /// file that does not hold one is as none).
+    pub fn pace(&self, profile: &str) -> Option<Duration> {
+        let bytes = read_bounded(&self.pace_path(profile), PACE_LIMIT).ok()?;
+        let ms: f64 = std::str::from_utf8(&bytes).ok()?.trim().parse().ok()?;
+        (ms.is_finite() && (0.0..=10_000.0).contains(&ms))
+            .then(|| Duration::from_secs_f64(ms / 1e3))
+    }
+
+    /// Keeps `gap` as the pace `profile`'s game was played at.
+    pub fn set_pace(&self, profile: &str, gap: Duration) -> Result<(), StateError> {
+        let text = format!("{:.0}\n", gap.as_secs_f64() * 1e3);
+        write_atomic(&self.pace_path(profile), text.as_bytes())
+    }
+}
+
+/// A name as a file's stem: letters, digits, '.', '-' and '_' kept, others as '_', never
+/// starting with a dot.
+fn file_stem(name: &str) -> String {
+    let stem: String = name
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
+            _ => '_',
+        })
+        .collect();
+    match stem.strip_prefix('.') {
+        Some(rest) => format!("_{rest}"),
+        None if stem.is_empty() => "_".into(),
+        None => stem,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> State {
+        let dir =
+            std::env::temp_dir().join(format!("scramblebot-state-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        State::at(dir)
+    }
+
+    #[test]
+    fn refused_words_are_kept_per_game_and_forgotten_on_request() {
+        let s = temp("refused");
+        assert!(s.refused("com.zynga.scramble").unwrap().is_empty());
+        assert_eq!(
+            s.add_refused("com.zynga.scramble", ["qi", "ZA", "qi"])
+                .unwrap(),
+            2
+        );
+        assert_eq!(s.add_refused("com.zynga.scramble", ["za"]).unwrap(), 0);
+        assert_eq!(s.add_refused("org.other", ["ew"]).unwrap(), 1);
+        let words: Vec<String> = s
+            .refused("com.zynga.scramble")
+            .unwrap()
+            .into_iter()
+            .collect();
+        assert_eq!(words, ["qi", "za"]);
+        assert_eq!(s.games().unwrap(), ["com.zynga.scramble", "org.other"]);
+        assert_eq!(
+            s.forget_refused("com.zynga.scramble", ["qi", "xu"])
+                .unwrap(),
+            1
+        );
+        let words: Vec<String> = s
+            .refused("com.zynga.scramble")
+            .unwrap()
+            .into_iter()
+            .collect();
+        assert_eq!(words, ["za"]);
+        // No temporary file is left beside it.
+        let names: Vec<_> = std::fs::read_dir(s.dir().join("refused"))
+            .unwrap()
+            .collect();
+        assert_eq!(names.len(), 2);
+        std::fs::remove_dir_all(s.dir()).unwrap();
+    }
+
+    #[test]
+    fn a_refused_file_with_bad_lines_keeps_its_words_and_an_endless_one_is_refused() {
+        let s = temp("bad");
+        let path = s.refused_path("g");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"qi\n\xff\xfe\nnot a word\n  za  \n").unwrap();
+        let words: Vec<String> = s.refused("g").unwrap().into_iter().collect();
+        assert_eq!(words, ["qi", "za"]);
+        std::fs::remove_dir_all(s.dir()).unwrap();
+        if Path::new("/dev/zero").exists() {
+            let e = read_bounded(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+            assert!(e.to_string().contains("over 1048576 bytes"), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_pace_is_kept_per_profile() {
+        let s = temp("pace");
+        assert_eq!(s.pace("nexus7"), None);
+        s.set_pace("nexus7", Duration::from_millis(120)).unwrap();
+        assert_eq!(s.pace("nexus7"), Some(Duration::from_millis(120)));
+        assert_eq!(s.pace("pixel"), None);
+        std::fs::write(s.pace_path("pixel"), "fast\n").unwrap();
+        assert_eq!(s.pace("pixel"), None);
+        assert_eq!(file_stem("../x y"), "_._x_y");
+        std::fs::remove_dir_all(s.dir()).unwrap();
+    }
+
+    #[test]
+    fn the_state_directory_follows_xdg() {
+        let d = default_dir(Some(Path::new("/s")), Some(Path::new("/h")));
+        assert_eq!(d, Some(PathBuf::from("/s/scramblebot")));
+        let d = default_dir(Some(Path::new("rel")), Some(Path::new("/h")));
+        assert_eq!(d, Some(PathBuf::from("/h/.local/state/scramblebot")));
+        assert_eq!(default_dir(None, None), None);
+    }
+}
