@@ -2687,6 +2687,26 @@ fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
         serde_json::json!(sorted),
         "{listed}"
     );
+    // The screen as it is now, read with the profile: the score, and the clock.
+    let png = dir.join("now.png");
+    phone.device().screenshot().save(&png).unwrap();
+    let left = phone.device().report().time_left_ms;
+    let profile = dir.join("devices/swf.toml");
+    let out = scramblebot(&[
+        "read",
+        png.to_str().unwrap(),
+        "--profile",
+        profile.to_str().unwrap(),
+        "--json",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
+    assert_eq!(j["score"], report.score, "{j}");
+    let clock = j["clock_secs"].as_f64().expect("the clock read");
+    assert!(
+        (clock - left / 1e3).abs() <= 1.5,
+        "{clock} s read, {left} ms left"
+    );
     // The same board on another phone of the same game: no refused word is entered, and the
     // round starts at the pace this one learned.
     let second = common::start_with(SimConfig {
@@ -2736,26 +2756,6 @@ fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
     );
     assert_eq!(r2["points_seen"], report2.score, "{r2}");
     eprintln!("next round: {r2}");
-    // The screen as it is now, read with the profile: the score, and the clock.
-    let png = dir.join("now.png");
-    phone.device().screenshot().save(&png).unwrap();
-    let left = phone.device().report().time_left_ms;
-    let profile = dir.join("devices/swf.toml");
-    let out = scramblebot(&[
-        "read",
-        png.to_str().unwrap(),
-        "--profile",
-        profile.to_str().unwrap(),
-        "--json",
-    ]);
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
-    assert_eq!(j["score"], report.score, "{j}");
-    let clock = j["clock_secs"].as_f64().expect("the clock read");
-    assert!(
-        (clock - left / 1e3).abs() <= 1.5,
-        "{clock} s read, {left} ms left"
-    );
 }
 
 /// A round joined late, on a game whose clock the profile can read: `play` reads the time
@@ -2836,4 +2836,79 @@ fn a_round_joined_late_is_played_for_the_time_its_clock_shows() {
     let report = second.device().report();
     assert!(report.words > 0, "{report:?}");
     assert!(report.violations.is_empty(), "{:?}", report.violations);
+}
+
+/// A round of 48 s whose Freeze adds 5 s, on a profile that says 120 s and 15 (calibrate
+/// writes Scramble's rules): `play` keeps to the game's clock as it reads it while playing,
+/// the Freeze's 5 s included, and sends no stroke after the clock shows 0:00 (with the
+/// profile's figures it would go on 10 s past it).
+#[test]
+fn play_keeps_to_the_games_clock_read_while_playing_freeze_included() {
+    use scramblebot::sim::game::GameConfig;
+    use scramblebot::sim::{Model, SimConfig};
+    let Some(face) = game_face() else {
+        return;
+    };
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let round = std::time::Duration::from_secs(48);
+    let freeze = std::time::Duration::from_secs(5);
+    let phone = common::start_with(SimConfig {
+        model: Model::Nexus7,
+        game: GameConfig {
+            round,
+            freeze,
+            accept_gap: std::time::Duration::from_millis(120),
+            ..GameConfig::default()
+        },
+        report: None,
+        letters: Some(face),
+    });
+    let addr = phone.addr().to_string();
+    let dir = fresh_dir("clock-reread");
+    let run = |args: &[&str]| {
+        through_server(&server, &dir, args[0])
+            .args(&args[1..])
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        "calibrate",
+        "--name",
+        "swf",
+        "--connect",
+        &addr,
+        "--watch-secs",
+        "15",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(dir.join("devices/swf.digits.png").is_file());
+    let out = run(&["play", "--device", "swf", "-s", &addr, "--json"]);
+    let err = text(&out.stderr);
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{err}"
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = phone.device().report();
+    eprintln!("{r}");
+    assert_eq!(r["bot"]["stop"], "clock", "{r}");
+    assert_eq!(report.freezes.len(), 1, "{r}");
+    let end_ms = (round + freeze).as_secs_f64() * 1e3;
+    for s in &report.strokes {
+        assert!(
+            s.end_ms <= end_ms,
+            "a stroke {:.0} ms after the game's clock showed 0:00 ({r})",
+            s.end_ms - end_ms
+        );
+    }
+    // The score as the last look in the round saw it: words in flight then may be missing.
+    let seen = r["points_seen"].as_u64().expect("the score seen");
+    assert!(
+        seen <= u64::from(report.score) && seen * 100 >= u64::from(report.score) * 95,
+        "{seen} seen, {} scored",
+        report.score
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

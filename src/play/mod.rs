@@ -533,8 +533,9 @@ pub struct Played {
     pub first_touch: Option<std::time::Instant>,
     /// The score looked at after the first words, when it was.
     pub score: Option<ScoreCheck>,
-    /// The score the game showed once the round's words were in: read off the screen with
-    /// the digits the profile learned, when it has them and read it surely.
+    /// The score the game showed once the round's words were in (at its last look that read
+    /// it, when the clock ended the round first): read off the screen with the digits the
+    /// profile learned, when it has them and read it surely.
     pub points_seen: Option<u32>,
     /// Which words the game took, by its score looked at as they went in (with a profile
     /// that learned the game's digits, and the looks fitting one account of them).
@@ -690,6 +691,7 @@ pub async fn enter(
         profile,
         book,
         start,
+        clock: settings.clock.clone(),
         base: opts.score_at_start,
         base_sure: opts.score_at_start.is_some(),
         looks: Vec::new(),
@@ -732,10 +734,18 @@ pub async fn enter(
             .iter()
             .filter_map(|&i| words.get(i).cloned())
             .collect();
+        // The round goes on: its clock, its Freezes where they fall due, those left to use.
         let mut later = settings.clone();
+        let freezes = outcome.freezes.len() as u32;
         later.round = deadline.saturating_duration_since(tokio::time::Instant::now())
-            + later.freeze_adds * outcome.freezes.len() as u32;
-        later.freeze_uses = Some(0);
+            + later.freeze_adds * freezes;
+        // The schedule's round time, never before the last Freeze's (which it stops).
+        let last_freeze = outcome.freezes.last().copied().unwrap_or(0.0);
+        later.round_time_before = start
+            .elapsed()
+            .saturating_sub(later.freeze_adds * freezes)
+            .max(Duration::from_secs_f64(last_freeze));
+        later.freeze_uses = later.freeze_uses.map(|n| n.saturating_sub(freezes));
         let learned = settings.gap.get();
         later.gap = pacing::Gap::new(
             learned
@@ -776,6 +786,7 @@ pub async fn enter(
         if let Ok(second) = second {
             outcome.words_entered += second.words_entered;
             outcome.words_entered_again = second.words_entered;
+            outcome.freezes.extend(&second.freezes);
             outcome.elapsed_secs = start.elapsed().as_secs_f64();
             if second.stop != Stop::AllWords {
                 outcome.stop = second.stop;
@@ -792,7 +803,10 @@ pub async fn enter(
     let (points_seen, judged) = match watch.as_mut() {
         Some(w) => {
             tokio::time::sleep(pacing::SETTLE).await;
-            let points_seen = w.look(&log).await.and_then(|gained| Some(w.base? + gained));
+            // A round the clock ended shows its results by now: the last look that read the
+            // score is what the game showed.
+            w.look(&log).await;
+            let points_seen = w.looks.last().and_then(|l| Some(w.base? + l.score));
             let log = log.lock().map(|l| l.clone()).unwrap_or_default();
             tracing::trace!(
                 "words acknowledged {log:?}; looks at the score {:?}",
@@ -832,6 +846,8 @@ struct ScoreWatch<'a> {
     profile: &'a Profile,
     book: &'a DigitBook,
     start: tokio::time::Instant,
+    /// The game's clock, as the round keeps to it.
+    clock: schedule::GameClock,
     /// The score before the round's words, once known...
     base: Option<u32>,
     /// ...and whether surely: read before any word could count in it.
@@ -843,10 +859,17 @@ impl ScoreWatch<'_> {
     /// One look: the points gained since the round began, when the score was read surely
     /// (a toast over it, a frame mid-draw are passed over).
     async fn look(&mut self, log: &std::sync::Mutex<Vec<pacing::Entered>>) -> Option<u32> {
-        let began = self.start.elapsed();
+        let taps = self.clock.taps();
+        let at = tokio::time::Instant::now();
         let img = self.phone.screenshot().await.ok()?;
-        let ended = self.start.elapsed();
-        let score = numbers(&img, self.profile, self.book).score?;
+        let done = tokio::time::Instant::now();
+        let (began, ended) = (at - self.start, done - self.start);
+        let shown = numbers(&img, self.profile, self.book);
+        // The game's clock, read again: the round is played to it (a Freeze's time too).
+        if let Some(secs) = shown.clock_secs {
+            self.clock.seen(at, done, secs, taps);
+        }
+        let score = shown.score?;
         // Without the score of the board's screen, the first look's stands for it, surely
         // when no word was acknowledged before it ended.
         let base = match self.base {

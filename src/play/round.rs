@@ -175,7 +175,7 @@ pub async fn play_round(
     };
     let freeze_taps = freeze.as_ref().map_or(1, |f| f.touches.len() as u32);
     let start = Instant::now();
-    let mut schedule = Schedule::new(settings.clone());
+    let mut schedule = Schedule::started(settings.clone(), start);
     let mut outcome = RoundOutcome {
         words_planned: words.len(),
         words_entered: 0,
@@ -371,6 +371,8 @@ mod tests {
             sample: Duration::from_millis(20),
             word_pause: Duration::ZERO,
             gap: Default::default(),
+            clock: Default::default(),
+            round_time_before: Duration::ZERO,
             finish_word_on_stop: false,
         }
     }

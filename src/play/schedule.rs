@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use crate::profile::Profile;
 
 /// The round's settings, from the profile.
@@ -25,6 +27,12 @@ pub struct RoundSettings {
     pub word_pause: Duration,
     /// A further pause after each word, as pacing to the game's score asks (`pacing`).
     pub gap: super::pacing::Gap,
+    /// The game's clock as looks at the screen read it while words go in: when present, it
+    /// says when the round ends, not `round`.
+    pub clock: GameClock,
+    /// Round time already played when this schedule starts (a round's words entered again
+    /// after its first pass): Freezes fall due where the round's own schedule has them.
+    pub round_time_before: Duration,
     /// A stop lets the word being drawn finish (the daemon's way) instead of lifting the
     /// finger mid-word (a person's Ctrl-C on `play`).
     pub finish_word_on_stop: bool,
@@ -46,16 +54,103 @@ impl RoundSettings {
             sample: Duration::from_millis(input.sample_ms.into()),
             word_pause: Duration::from_millis(input.word_pause_ms.into()),
             gap: super::pacing::Gap::default(),
+            clock: GameClock::default(),
+            round_time_before: Duration::ZERO,
             finish_word_on_stop: false,
         }
     }
 }
 
+/// The game's clock as read off the screen while words go in, shared between the looks that
+/// read it and the round that keeps to it. A look that began at `b`, ended at `e` and read
+/// m:ss as `secs` says the round ends between `b + secs - 1` and `e + secs + 1` (the clock
+/// rounds one way or the other); looks since the last Freeze narrow that, and the round is
+/// played to its earliest end. A Freeze tapped since adds what it adds.
+#[derive(Clone, Debug, Default)]
+pub struct GameClock(std::sync::Arc<std::sync::Mutex<ClockState>>);
+
+#[derive(Debug, Default)]
+struct ClockState {
+    /// Freezes tapped in the round so far.
+    taps: usize,
+    /// The round's earliest and latest end by the looks since a Freeze, and the taps then.
+    ends: Option<(Instant, Instant, usize)>,
+    /// Looks in a row whose reading did not fit the others.
+    conflicts: u32,
+}
+
+/// Looks in a row that disagree with the earlier ones before they are believed instead (the
+/// game's clock was changed: a lifeline of the game's own, a round restarted).
+const CLOCK_CONFLICTS: u32 = 3;
+
+impl GameClock {
+    fn state(&self) -> std::sync::MutexGuard<'_, ClockState> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Freezes tapped so far: a look passes it back to `seen`, read as it began.
+    pub fn taps(&self) -> usize {
+        self.state().taps
+    }
+
+    /// A Freeze was tapped.
+    pub fn tapped(&self) {
+        self.state().taps += 1;
+    }
+
+    /// A look that began at `began` (with `taps` Freezes tapped then) and ended at `ended`
+    /// read the clock as `secs`. A Freeze tapped meanwhile leaves it unknown which clock it
+    /// read: such a look is passed over.
+    pub fn seen(&self, began: Instant, ended: Instant, secs: u32, taps: usize) {
+        let mut s = self.state();
+        if s.taps != taps {
+            return;
+        }
+        let lo = began + Duration::from_secs(u64::from(secs.saturating_sub(1)));
+        let hi = ended + Duration::from_secs(u64::from(secs) + 1);
+        s.ends = match s.ends {
+            Some((a, b, t)) if t == taps => {
+                let (a2, b2) = (a.max(lo), b.min(hi));
+                if a2 <= b2 {
+                    s.conflicts = 0;
+                    Some((a2, b2, t))
+                } else if s.conflicts + 1 >= CLOCK_CONFLICTS {
+                    s.conflicts = 0;
+                    Some((lo, hi, taps))
+                } else {
+                    s.conflicts += 1;
+                    Some((a, b, t))
+                }
+            }
+            _ => Some((lo, hi, taps)),
+        };
+    }
+
+    /// The round's earliest end by the clock read, with what Freezes tapped since add; `None`
+    /// before the clock was read.
+    pub fn end(&self, freeze_adds: Duration) -> Option<Instant> {
+        let s = self.state();
+        let (lo, _, then) = s.ends?;
+        Some(lo + freeze_adds * (s.taps.saturating_sub(then)) as u32)
+    }
+}
+
+impl PartialEq for GameClock {
+    /// Settings compare by what they ask for, not by what a round read.
+    fn eq(&self, _: &GameClock) -> bool {
+        true
+    }
+}
+
 /// The round's clock as the bot keeps it: the settings, the Freezes tapped so far and when
-/// the next is due. `now` is always the time since the round started for the bot.
+/// the next is due. `now` is always the time since the round started for the bot, at
+/// `origin`.
 #[derive(Clone, Debug)]
 pub struct Schedule {
     settings: RoundSettings,
+    origin: Instant,
     /// Round time of each Freeze tapped.
     freezes: Vec<Duration>,
     next_freeze: Duration,
@@ -63,8 +158,19 @@ pub struct Schedule {
 
 impl Schedule {
     pub fn new(settings: RoundSettings) -> Schedule {
+        Schedule::started(settings, Instant::now())
+    }
+
+    /// The schedule of a round that started for the bot at `origin`.
+    pub fn started(settings: RoundSettings, origin: Instant) -> Schedule {
+        // The first Freeze due after the round time already played.
+        let mut next_freeze = settings.freeze_every;
+        while !settings.freeze_every.is_zero() && next_freeze <= settings.round_time_before {
+            next_freeze += settings.freeze_every;
+        }
         Schedule {
-            next_freeze: settings.freeze_every,
+            origin,
+            next_freeze,
             settings,
             freezes: Vec::new(),
         }
@@ -81,6 +187,9 @@ impl Schedule {
 
     /// When the clock ends: the round and what the Freezes tapped so far added to it.
     pub fn deadline(&self) -> Duration {
+        if let Some(end) = self.settings.clock.end(self.settings.freeze_adds) {
+            return end.saturating_duration_since(self.origin);
+        }
         self.settings.round + self.settings.freeze_adds * self.freezes.len() as u32
     }
 
@@ -91,7 +200,8 @@ impl Schedule {
 
     /// The game clock's time at `now`: a Freeze stops it for as long as it adds.
     pub fn round_time(&self, now: Duration) -> Duration {
-        now.saturating_sub(self.settings.freeze_adds * self.freezes.len() as u32)
+        self.settings.round_time_before
+            + now.saturating_sub(self.settings.freeze_adds * self.freezes.len() as u32)
     }
 
     /// Whether a Freeze is due at `now` and may be tapped: its round time has come, a use is
@@ -115,7 +225,8 @@ impl Schedule {
             .settings
             .freeze_uses
             .is_none_or(|n| (self.freezes.len() as u32) < n);
-        let at = self.next_freeze + self.settings.freeze_adds * self.freezes.len() as u32;
+        let at = (self.next_freeze + self.settings.freeze_adds * self.freezes.len() as u32)
+            .saturating_sub(self.settings.round_time_before);
         (uses_left && at + tap < self.deadline()).then_some(at)
     }
 
@@ -123,6 +234,7 @@ impl Schedule {
     /// interval after it (a late tap does not bring on a burst of them).
     pub fn froze(&mut self, round_time: Duration) {
         self.freezes.push(round_time);
+        self.settings.clock.tapped();
         while self.next_freeze <= round_time {
             self.next_freeze += self.settings.freeze_every;
         }
@@ -175,8 +287,57 @@ mod tests {
             sample: Duration::from_millis(20),
             word_pause: Duration::ZERO,
             gap: Default::default(),
+            clock: GameClock::default(),
+            round_time_before: Duration::ZERO,
             finish_word_on_stop: false,
         }
+    }
+
+    #[test]
+    fn a_schedule_that_goes_on_with_a_round_keeps_its_freezes_where_they_fall() {
+        // 20 s of round time played, one Freeze of two used: the next falls due 10 s in.
+        let mut later = settings(120.0, 30.0, 15.0, Some(1));
+        later.round_time_before = s(20.0);
+        let mut sch = Schedule::new(later);
+        assert_eq!(sch.freeze_due(s(9.0), s(0.1)), None);
+        assert_eq!(sch.next_freeze_at(s(0.1)), Some(s(10.0)));
+        assert_eq!(sch.freeze_due(s(10.0), s(0.1)), Some(s(30.0)));
+        sch.froze(s(30.0));
+        assert_eq!(sch.freeze_due(s(60.0), s(0.1)), None);
+    }
+
+    #[test]
+    fn the_games_clock_read_while_playing_is_the_deadline_and_a_freeze_adds_to_it() {
+        let origin = Instant::now();
+        let at = |secs: f64| origin + s(secs);
+        let sch = Schedule::started(settings(120.0, 30.0, 15.0, None), origin);
+        // Not read yet: the profile's round.
+        assert_eq!(sch.deadline(), s(120.0));
+        let clock = sch.settings().clock.clone();
+        // Joined with 0:31 on the clock (a look from 0 to 0.1 s): at least 30 s left.
+        clock.seen(at(0.0), at(0.1), 31, 0);
+        assert_eq!(sch.deadline(), s(30.0));
+        // A later look narrows it: still 0:31 at 0.6 s means at least 30.6 s.
+        clock.seen(at(0.6), at(0.7), 31, 0);
+        assert_eq!(sch.deadline(), s(30.6));
+        // A look that disagrees (a misread 0:50) is passed over...
+        clock.seen(at(1.0), at(1.1), 50, 0);
+        assert_eq!(sch.deadline(), s(30.6));
+        // ...and one begun before a Freeze and ended after it too.
+        let mut sch = sch;
+        let taps = clock.taps();
+        sch.froze(s(1.2));
+        clock.seen(at(1.1), at(1.3), 29, taps);
+        // The Freeze adds its 15 s, until a look after it says what the clock shows.
+        assert_eq!(sch.deadline(), s(45.6));
+        clock.seen(at(2.0), at(2.1), 43, clock.taps());
+        assert_eq!(sch.deadline(), s(44.0));
+        // Three looks in a row that agree with each other but not with the rest are the
+        // clock changed.
+        for t in [3.0, 3.5, 4.0] {
+            clock.seen(at(t), at(t + 0.1), 100, clock.taps());
+        }
+        assert_eq!(sch.deadline(), s(103.0));
     }
 
     #[test]
