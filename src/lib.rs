@@ -25,6 +25,7 @@ pub mod board;
 pub mod calibrate;
 pub mod daemon;
 pub mod dict;
+pub mod files;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod gesture;

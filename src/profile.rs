@@ -1305,11 +1305,13 @@ impl Profile {
 
     /// Reads and checks a profile file.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ProfileError {
-            file: path.display().to_string(),
-            line: None,
-            message: e.to_string(),
-            hint: None,
+        let text = crate::files::read_text(path, crate::files::Kind::Config).map_err(|e| {
+            ProfileError {
+                file: path.display().to_string(),
+                line: None,
+                message: e.to_string(),
+                hint: None,
+            }
         })?;
         let mut profile = Profile::from_toml_str(&text, &path.display().to_string())?;
         profile.source = Some(path.to_owned());

@@ -347,9 +347,21 @@ fn sim_refuses_bad_settings_and_a_busy_port() {
 
 /// Runs `demo --json` with `args`; its summary.
 fn demo_json(args: &[&str]) -> serde_json::Value {
+    // Short rounds on the wall clock: never beside the tests that keep two cores busy.
+    let _alone = heavy();
     let out = scramblebot(&[&["demo", "--json"], args].concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Held by the tests that keep the machine's cores busy for minutes (a game face drawn and
+/// read several times a second) and by those whose short rounds on the wall clock a busy
+/// machine would make miss: the two kinds never run side by side.
+fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    HEAVY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Checks the freezes of a demo: at every `every` seconds of round time, each one counted by
@@ -2559,6 +2571,7 @@ fn game_face() -> Option<scramblebot::sim::screen::Face> {
 /// one it knows): those are kept for the game, and the next round on it leaves them out.
 #[test]
 fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw() {
+    let _busy = heavy();
     use scramblebot::sim::game::GameConfig;
     use scramblebot::sim::{Model, SimConfig};
     let Some(face) = game_face() else {
@@ -2844,6 +2857,7 @@ fn a_round_joined_late_is_played_for_the_time_its_clock_shows() {
 /// profile's figures it would go on 10 s past it).
 #[test]
 fn play_keeps_to_the_games_clock_read_while_playing_freeze_included() {
+    let _busy = heavy();
     use scramblebot::sim::game::GameConfig;
     use scramblebot::sim::{Model, SimConfig};
     let Some(face) = game_face() else {
@@ -2910,5 +2924,181 @@ fn play_keeps_to_the_games_clock_read_while_playing_freeze_included() {
         "{seen} seen, {} scored",
         report.score
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs the binary with `args` to the end, and its peak resident memory in kB (polled from
+/// /proc; 0 where there is none).
+fn run_measured(args: &[&str]) -> (Output, u64) {
+    use std::io::Read;
+    let mut child = common::bin()
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    let started = std::time::Instant::now();
+    let code = loop {
+        if let Ok(text) = std::fs::read_to_string(&status) {
+            let hwm = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok());
+            peak = peak.max(hwm.unwrap_or(0));
+        }
+        if let Some(code) = child.try_wait().unwrap() {
+            break code;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("{args:?} still running after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut stderr)
+        .unwrap();
+    (
+        Output {
+            status: code,
+            stdout,
+            stderr,
+        },
+        peak,
+    )
+}
+
+/// Every file a user hands the bot is read with a bound that fits its kind: a device that
+/// never ends and a 3 GB sparse file are refused at once, with the bound in the message, in
+/// bounded memory (each of these grew without end before: `read /dev/zero` reached 12 GB).
+#[test]
+fn endless_and_huge_input_files_are_refused_with_bounded_memory() {
+    let dir = fresh_dir("endless");
+    let sparse = dir.join("sparse.bin");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    let sparse = sparse.to_str().unwrap().to_owned();
+    for file in ["/dev/zero", sparse.as_str()] {
+        if !std::path::Path::new(file).exists() {
+            continue;
+        }
+        let cases: [&[&str]; 7] = [
+            &["read", file],
+            &["bench", "--boards-file", file],
+            &["solve", "--dict", file, "lqreslusaticnren"],
+            &["daemon", "--config", file],
+            &["practice", "--image", file, "--no-history"],
+            &["calibrate", "--image", file, "--name", "x"],
+            &["history", "--history", file],
+        ];
+        for args in cases {
+            let (out, peak_kb) = run_measured(args);
+            let err = text(&out.stderr);
+            assert!(!out.status.success(), "{args:?}: {err}");
+            assert!(err.contains(" MB "), "{args:?}: {err}");
+            assert!(peak_kb < 400 * 1024, "{args:?}: {peak_kb} kB at its peak");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A history that cannot be kept is refused before any round; one whose last line was cut
+/// gets the next record on a line of its own; a line that is not text is one bad line.
+#[test]
+fn a_history_is_checked_at_start_and_never_glued_or_lost_to_a_bad_byte() {
+    let dir = fresh_dir("history-safe");
+    let out = scramblebot(&["daemon", "--history", dir.to_str().unwrap(), "-P", "1"]);
+    fails_with(&out, 2, "a directory: name a file in it", "a directory");
+    // A cut line, a line of bytes that are not text, then a record appended.
+    use scramblebot::daemon::history::{self, Ended, RoundRecord};
+    let file = dir.join("h.jsonl");
+    let record = RoundRecord {
+        time: 1_700_000_000,
+        serial: "emulator-5554".into(),
+        profile: "nexus7".into(),
+        board: "RBEN/STLA/EOUO/NCAQu".into(),
+        bonuses: None,
+        route: "monkey".into(),
+        words_entered: 178,
+        words_planned: 178,
+        points_claimed: 1220,
+        max_points: 1220,
+        first_touch_ms: Some(60.0),
+        duration_secs: 11.0,
+        ended: Ended::AllWords,
+        screenshot: None,
+        score_moved: None,
+        words_entered_again: 0,
+        points_seen: Some(1220),
+        words_taken: Some(178),
+        words_not_taken: Some(0),
+        words_refused: Some(0),
+    };
+    history::append(&file, &record).unwrap();
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(b"\xff\xfe not text\n{\"time\": 17000");
+    std::fs::write(&file, &bytes).unwrap();
+    history::append(&file, &record).unwrap();
+    let (rounds, bad) = history::read(&file).unwrap();
+    assert_eq!((rounds.len(), bad), (2, 2));
+    let out = scramblebot(&["history", "--history", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("2 lines of"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A practice fed a line that is not text judges it as a line it does not understand and goes
+/// on: the summary is printed and the record written.
+#[test]
+fn a_practice_survives_a_line_that_is_not_text() {
+    let dir = fresh_dir("practice-bytes");
+    let history = dir.join("practice.jsonl");
+    let mut child = common::bin()
+        .args([
+            "practice",
+            "--seed",
+            "42",
+            "--history",
+            history.to_str().unwrap(),
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"moths\nethene\n\xff\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("score "),
+        "{}",
+        text(&out.stdout)
+    );
+    let written = std::fs::read_to_string(&history).unwrap();
+    assert_eq!(written.lines().count(), 1, "{written}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -988,3 +988,84 @@ fn a_phone_killed_mid_stroke_and_back_in_the_round_loses_no_word() {
     assert!(report.rejected() <= again, "{again}: {:?}", report.strokes);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two phones attached, the daemon asked for one (`-s`) and one round: it plays that round and
+/// exits, leaving the other phone untouched.
+#[test]
+fn a_daemon_asked_for_one_phone_and_one_round_exits_after_it() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("only-one", ROUND_SECS);
+    let (one, other) = (
+        lobby_phone(Model::Nexus7, 1, ROUND_SECS, 2),
+        lobby_phone(Model::Nexus7, 2, ROUND_SECS, 2),
+    );
+    for p in [&one, &other] {
+        let addr = p.addr().to_string();
+        assert!(server.adb(&["connect", &addr]).status.success());
+        server.wait_for_device(&addr);
+    }
+    let history = dir.join("history.jsonl");
+    let args: Vec<String> = [
+        "-s",
+        &one.addr().to_string(),
+        "--rounds",
+        "1",
+        "--history",
+        history.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    finished(spawn_daemon(&server, &dir, &args));
+    every_word(&one.device().report());
+    assert!(other.device().report().strokes.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A history that cannot be written (`/dev/full`: every write fails) stops no phone: both
+/// play their round whole, the daemon says loudly that the records are kept, and at the end
+/// prints them rather than lose them.
+#[test]
+fn a_history_write_that_fails_stops_no_phone_and_loses_no_record() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("full-history", ROUND_SECS);
+    let phones = [
+        lobby_phone(Model::Nexus7, 1, ROUND_SECS, 2),
+        lobby_phone(Model::Small, 2, ROUND_SECS, 2),
+    ];
+    let mut args: Vec<String> = ["--rounds", "1", "--history", "/dev/full"]
+        .map(String::from)
+        .to_vec();
+    for p in &phones {
+        args.extend(["--connect".to_owned(), p.addr().to_string()]);
+    }
+    let mut daemon = spawn_daemon(&server, &dir, &args);
+    let mut stderr = daemon.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+        text
+    });
+    let stdout = finished(daemon);
+    let err = err.join().unwrap();
+    for p in &phones {
+        every_word(&p.device().report());
+    }
+    assert!(
+        stdout.contains("WARNING: cannot write the history /dev/full"),
+        "{stdout}"
+    );
+    // Both records, printed on stderr as the history's lines.
+    let printed: Vec<history::RoundRecord> = err
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert_eq!(printed.len(), 2, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -130,7 +130,7 @@ pub fn learn(profile: &Profile, img: &RgbaImage, board: &Board) -> Result<Learne
     let dir = source.parent().unwrap_or(Path::new(".")).to_owned();
     let (file, cells, tiles) = match (profile.glyphs(), profile.glyphs_path()) {
         (Some(g), Some(path)) => {
-            let strip = image::open(&path)
+            let strip = crate::files::image(&path, crate::files::Kind::Strip)
                 .map_err(|source| LearnError::Strip {
                     path: path.clone(),
                     source,
@@ -160,9 +160,11 @@ pub fn learn(profile: &Profile, img: &RgbaImage, board: &Board) -> Result<Learne
     if added.is_empty() {
         return Ok(learned);
     }
-    let text = std::fs::read_to_string(&source).map_err(|e| LearnError::Io {
-        path: source.clone(),
-        source: e,
+    let text = crate::files::read_text(&source, crate::files::Kind::Config).map_err(|e| {
+        LearnError::Io {
+            path: source.clone(),
+            source: e,
+        }
     })?;
     let new_text = with_glyphs(&text, &glyphs);
     // The file written back must say what the profile says, with the new glyphs.

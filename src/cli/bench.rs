@@ -213,7 +213,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
 /// The boards of a file, one a line; a line that is not a board is the user's to fix, with
 /// its number.
 fn boards_file(path: &std::path::Path) -> anyhow::Result<Vec<scramblebot::Board>> {
-    let text = std::fs::read_to_string(path)
+    let text = scramblebot::files::read_text(path, scramblebot::files::Kind::Boards)
         .map_err(|e| BadInput(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
     let mut boards = Vec::new();
     for (n, line) in (1..).zip(text.lines()) {

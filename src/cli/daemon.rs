@@ -71,7 +71,7 @@ pub struct DaemonArgs {
 fn options(args: &DaemonArgs) -> anyhow::Result<Options> {
     let config = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let text = scramblebot::files::read_text(path, scramblebot::files::Kind::Config)
                 .map_err(|e| BadInput(anyhow::anyhow!("cannot read {}: {e}", path.display())))?;
             DaemonConfig::from_toml_str(&text, &path.display().to_string()).map_err(bad)?
         }
@@ -100,6 +100,10 @@ fn options(args: &DaemonArgs) -> anyhow::Result<Options> {
         .clone()
         .or(config.history.clone())
         .or_else(daemon::default_history);
+    // A history that cannot be kept is said before any phone plays, not after its round.
+    if let Some(path) = &history {
+        scramblebot::daemon::history::check_path(path).map_err(bad)?;
+    }
     let unsure_dir = args
         .unsure_dir
         .clone()

@@ -360,7 +360,7 @@ fn ipv4(
 /// the user's to fix.
 fn load_image(path: &std::path::Path) -> Result<image::RgbaImage, BadInput> {
     use anyhow::Context;
-    let bytes = std::fs::read(path)
+    let bytes = scramblebot::files::read(path, scramblebot::files::Kind::Screenshot)
         .with_context(|| format!("cannot read {}", path.display()))
         .map_err(BadInput)?;
     scramblebot::vision::decode(&bytes)

@@ -198,8 +198,10 @@ fn piped(
     eprintln!("practice: {}; one word a line", heading(practice, seed));
     let started = Instant::now();
     let mut out = std::io::stdout().lock();
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
+    // Bytes that are not text make a line the trainer does not understand, not the end of
+    // the session.
+    for line in std::io::stdin().lock().split(b'\n') {
+        let line = String::from_utf8_lossy(&line?).into_owned();
         if line.trim().is_empty() {
             continue;
         }

@@ -81,15 +81,15 @@ pub struct RoundRecord {
 /// Why the history could not be written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
-    #[error("cannot write the history {}: {source}", path.display())]
+    #[error("cannot write the history {}: {cause}", path.display())]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot read the history {}: {source}", path.display())]
+    #[error("cannot read the history {}: {cause}", path.display())]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -107,22 +107,134 @@ pub fn append(path: &Path, record: &RoundRecord) -> Result<(), HistoryError> {
 /// Appends `record` as one JSON line to the file at `path` (its directory made if missing):
 /// the daemon's rounds, the trainer's practices.
 pub fn append_line(path: &Path, record: &impl Serialize) -> Result<(), HistoryError> {
+    let line = serde_json::to_string(record).map_err(|e| HistoryError::Write {
+        path: path.to_owned(),
+        cause: e.into(),
+    })?;
+    append_lines(path, &[line])
+}
+
+/// Appends `lines` to the file at `path` with one write. A file whose last line was cut (a
+/// crash, a full disk) gets a newline first: the cut line stays one bad line, and the new
+/// ones are whole.
+fn append_lines(path: &Path, lines: &[String]) -> Result<(), HistoryError> {
+    use std::io::{Read, Seek, SeekFrom};
     let write = |e| HistoryError::Write {
         path: path.to_owned(),
-        source: e,
+        cause: e,
     };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(write)?;
     }
-    let mut line = serde_json::to_string(record).map_err(|e| write(e.into()))?;
-    line.push('\n');
     let mut file = std::fs::OpenOptions::new()
         .create(true)
+        .read(true)
         .append(true)
         .open(path)
         .map_err(write)?;
-    file.write_all(line.as_bytes()).map_err(write)?;
+    let mut text = String::new();
+    let len = file.metadata().map_err(write)?.len();
+    if len > 0 {
+        let mut last = [0u8];
+        file.seek(SeekFrom::Start(len - 1)).map_err(write)?;
+        file.read_exact(&mut last).map_err(write)?;
+        if last[0] != b'\n' {
+            text.push('\n');
+        }
+    }
+    for line in lines {
+        text += line;
+        text.push('\n');
+    }
+    file.write_all(text.as_bytes()).map_err(write)?;
     file.flush().map_err(write)
+}
+
+/// Checks at start that a history can be kept at `path`: not empty, not a directory, its
+/// directory made and the file opened for appending (nothing is written).
+pub fn check_path(path: &Path) -> Result<(), HistoryError> {
+    let fail = |m: &str| HistoryError::Write {
+        path: path.to_owned(),
+        cause: std::io::Error::other(m.to_owned()),
+    };
+    if path.as_os_str().is_empty() {
+        return Err(fail("an empty path: name a file"));
+    }
+    if path.is_dir() {
+        return Err(fail("a directory: name a file in it"));
+    }
+    let write = |e| HistoryError::Write {
+        path: path.to_owned(),
+        cause: e,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(write)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map(drop)
+        .map_err(write)
+}
+
+/// The daemon's history as rounds end: each record appended; one that cannot be written (a
+/// full disk, the file gone read-only) is kept and written with the next, so a failed write
+/// never stops a round or a phone, and loses nothing while the daemon runs.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    path: Option<PathBuf>,
+    pending: Vec<String>,
+}
+
+impl Recorder {
+    /// A recorder appending to `path` (`None`: no history).
+    pub fn new(path: Option<PathBuf>) -> Recorder {
+        Recorder {
+            path,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Appends `record` (and any kept before it). On failure, a warning to say.
+    pub fn record(&mut self, record: &RoundRecord) -> Result<(), String> {
+        if self.path.is_none() {
+            return Ok(());
+        }
+        match serde_json::to_string(record) {
+            Ok(line) => self.pending.push(line),
+            Err(e) => return Err(format!("WARNING: a round's record is not written: {e}")),
+        }
+        self.flush()
+    }
+
+    /// Writes the records kept. On failure, a warning to say.
+    pub fn flush(&mut self) -> Result<(), String> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        match append_lines(path, &self.pending) {
+            Ok(()) => {
+                self.pending.clear();
+                Ok(())
+            }
+            Err(e) => Err(format!(
+                "WARNING: {e}; {} kept in memory, written when it can be",
+                match self.pending.len() {
+                    1 => "the round is".to_owned(),
+                    n => format!("{n} rounds are"),
+                }
+            )),
+        }
+    }
+
+    /// The records not written, as JSON lines.
+    pub fn pending_lines(&self) -> &[String] {
+        &self.pending
+    }
 }
 
 /// The rounds of a history file, and how many lines did not parse.
@@ -130,22 +242,29 @@ pub fn read(path: &Path) -> Result<(Vec<RoundRecord>, usize), HistoryError> {
     read_lines(path)
 }
 
-/// The records of a JSON-lines file, and how many lines did not parse.
+/// The records of a JSON-lines file, and how many lines did not parse (a line cut by a
+/// crash, a hand edit, bytes that are not text). Read with a history's bound.
 pub fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<(Vec<T>, usize), HistoryError> {
-    let text = std::fs::read_to_string(path).map_err(|e| HistoryError::Read {
-        path: path.to_owned(),
-        source: e,
-    })?;
-    Ok(parse(&text))
+    let bytes =
+        crate::files::read(path, crate::files::Kind::History).map_err(|e| HistoryError::Read {
+            path: path.to_owned(),
+            cause: e,
+        })?;
+    Ok(parse_bytes(&bytes))
 }
 
 /// The records of a JSON-lines text, and how many non-empty lines did not parse.
 pub fn parse<T: DeserializeOwned>(text: &str) -> (Vec<T>, usize) {
+    parse_bytes(text.as_bytes())
+}
+
+/// `parse` over bytes: a line that is not UTF-8 is one that did not parse.
+pub fn parse_bytes<T: DeserializeOwned>(bytes: &[u8]) -> (Vec<T>, usize) {
     let mut bad = 0;
-    let rounds = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .filter_map(|l| serde_json::from_str(l).map_err(|_| bad += 1).ok())
+    let rounds = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.trim_ascii().is_empty())
+        .filter_map(|l| serde_json::from_slice(l).map_err(|_| bad += 1).ok())
         .collect();
     (rounds, bad)
 }
@@ -364,6 +483,34 @@ mod tests {
                 ("b".into(), vec![(0.0, 50.0)])
             ]
         );
+    }
+
+    #[test]
+    fn a_record_that_cannot_be_written_is_kept_and_written_with_the_next() {
+        let dir = std::env::temp_dir().join(format!("scramblebot-recorder-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // The history's directory is a file for now: no write can succeed.
+        let blocker = dir.join("sub");
+        std::fs::write(&blocker, "").unwrap();
+        let path = blocker.join("history.jsonl");
+        let mut rec = Recorder::new(Some(path.clone()));
+        let one = record("a", 10, 100, 200, Ended::AllWords);
+        let warning = rec.record(&one).unwrap_err();
+        assert!(
+            warning.starts_with("WARNING: cannot write the history"),
+            "{warning}"
+        );
+        assert!(warning.ends_with("the round is kept in memory, written when it can be"));
+        assert_eq!(rec.pending_lines().len(), 1);
+        // The disk is back: both go in, in order.
+        std::fs::remove_file(&blocker).unwrap();
+        let two = record("b", 20, 200, 200, Ended::Clock);
+        rec.record(&two).unwrap();
+        let (rounds, bad) = read(&path).unwrap();
+        assert_eq!((rounds, bad), (vec![one, two], 0));
+        assert!(rec.pending_lines().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -286,6 +286,7 @@ pub async fn run(
     events: mpsc::UnboundedSender<Event>,
 ) -> Result<Summary, DaemonError> {
     let opts = Arc::new(opts);
+    let mut recorder = history::Recorder::new(opts.history.clone());
     let trie = Arc::new(Trie::enable());
     let (inner_tx, mut inner_rx) = mpsc::unbounded_channel::<Event>();
     let mut known: HashMap<String, Known> = HashMap::new();
@@ -329,9 +330,13 @@ pub async fn run(
                         attached = list.iter().filter(|a| a.ready()).map(|a| a.serial.clone()).collect();
                         if !*stop.borrow() {
                             for serial in &attached {
-                                let wanted = opts.only.as_ref().is_none_or(|o| o.contains(serial));
+                                // A phone not asked for (`-s`) is not known: the run ends
+                                // when those asked for are done.
+                                if !opts.only.as_ref().is_none_or(|o| o.contains(serial)) {
+                                    continue;
+                                }
                                 let k = known.entry(serial.clone()).or_default();
-                                if wanted && !k.done && !k.no_profile && !running.values().any(|s| s == serial) {
+                                if !k.done && !k.no_profile && !running.values().any(|s| s == serial) {
                                     let handle = tasks.spawn(work(
                                         opts.clone(),
                                         trie.clone(),
@@ -351,11 +356,11 @@ pub async fn run(
                     }
                 }
             }
-            Some(event) = inner_rx.recv() => forward(event, &opts, &events)?,
+            Some(event) = inner_rx.recv() => forward(event, &mut recorder, &events),
             done = tasks.join_next_with_id(), if !tasks.is_empty() => {
                 let Some(done) = done else { continue };
                 // What the worker said before it ended comes before what is said of its end.
-                drain(&mut inner_rx, &opts, &events)?;
+                drain(&mut inner_rx, &mut recorder, &events);
                 match done {
                     Ok((id, (serial, memory, result))) => {
                         running.remove(&id);
@@ -393,46 +398,52 @@ pub async fn run(
             _ = stop_wait.wait_for(|s| *s), if !*stop.borrow() => {}
         }
     }
-    finish(&mut inner_rx, &opts, &events, known)
+    Ok(finish(&mut inner_rx, &mut recorder, &events, known))
 }
 
 /// Sends on what the workers have said and is not sent yet.
 fn drain(
     inner: &mut mpsc::UnboundedReceiver<Event>,
-    opts: &Options,
+    recorder: &mut history::Recorder,
     events: &mpsc::UnboundedSender<Event>,
-) -> Result<(), DaemonError> {
+) {
     while let Ok(event) = inner.try_recv() {
-        forward(event, opts, events)?;
+        forward(event, recorder, events);
     }
-    Ok(())
 }
 
-/// Sends on what the workers said last, and sums up the rounds per phone.
+/// Sends on what the workers said last, and sums up the rounds per phone. Records the
+/// history could not take are tried once more, then printed on stderr rather than lost.
 fn finish(
     inner: &mut mpsc::UnboundedReceiver<Event>,
-    opts: &Options,
+    recorder: &mut history::Recorder,
     events: &mpsc::UnboundedSender<Event>,
     known: HashMap<String, Known>,
-) -> Result<Summary, DaemonError> {
-    drain(inner, opts, events)?;
-    Ok(known
+) -> Summary {
+    drain(inner, recorder, events);
+    if let Err(text) = recorder.flush() {
+        let _ = events.send(Event::Note { text });
+        for line in recorder.pending_lines() {
+            eprintln!("{line}");
+        }
+    }
+    known
         .into_iter()
         .map(|(s, k)| (s, k.memory.rounds))
-        .collect())
+        .collect()
 }
 
-/// Sends a worker's event on, appending a round that ended to the history.
-fn forward(
-    event: Event,
-    opts: &Options,
-    events: &mpsc::UnboundedSender<Event>,
-) -> Result<(), DaemonError> {
-    if let (Event::RoundEnded { record }, Some(path)) = (&event, &opts.history) {
-        history::append(path, record)?;
-    }
+/// Sends a worker's event on, appending a round that ended to the history. A write that
+/// fails stops nothing: the record is kept and written with the next one, and said loudly.
+fn forward(event: Event, recorder: &mut history::Recorder, events: &mpsc::UnboundedSender<Event>) {
+    let warning = match &event {
+        Event::RoundEnded { record } => recorder.record(record).err(),
+        _ => None,
+    };
     let _ = events.send(event);
-    Ok(())
+    if let Some(text) = warning {
+        let _ = events.send(Event::Note { text });
+    }
 }
 
 /// `run` for phones reached straight over TCP (`opts.direct`, the addresses in
@@ -447,6 +458,7 @@ pub async fn run_direct(
         direct: true,
         ..opts
     });
+    let mut recorder = history::Recorder::new(opts.history.clone());
     let trie = Arc::new(Trie::enable());
     let (inner_tx, mut inner_rx) = mpsc::unbounded_channel::<Event>();
     let mut known: HashMap<String, Known> = HashMap::new();
@@ -468,10 +480,10 @@ pub async fn run_direct(
     }
     while !tasks.is_empty() {
         tokio::select! {
-            Some(event) = inner_rx.recv() => forward(event, &opts, &events)?,
+            Some(event) = inner_rx.recv() => forward(event, &mut recorder, &events),
             done = tasks.join_next() => {
                 let Some(Ok((serial, memory, result))) = done else { continue };
-                drain(&mut inner_rx, &opts, &events)?;
+                drain(&mut inner_rx, &mut recorder, &events);
                 let rounds = memory.rounds;
                 let k = known.entry(serial.clone()).or_default();
                 match result {
@@ -493,7 +505,7 @@ pub async fn run_direct(
             }
         }
     }
-    finish(&mut inner_rx, &opts, &events, known)
+    Ok(finish(&mut inner_rx, &mut recorder, &events, known))
 }
 
 /// Starts the server if need be and follows its device list.

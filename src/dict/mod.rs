@@ -84,9 +84,11 @@ impl Trie {
     /// Reads and compiles a word list file. A file without a single playable word is refused:
     /// it is almost certainly the wrong file.
     pub fn load(path: &Path) -> Result<Trie, DictError> {
-        let text = std::fs::read(path).map_err(|source| DictError::Io {
-            path: path.to_owned(),
-            source,
+        let text = crate::files::read(path, crate::files::Kind::WordList).map_err(|source| {
+            DictError::Io {
+                path: path.to_owned(),
+                source,
+            }
         })?;
         let trie = Trie::from_word_list(&text);
         if trie.counts.words == 0 {

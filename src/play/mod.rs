@@ -356,7 +356,7 @@ pub fn classifier_for(profile: Option<&Profile>) -> Result<Classifier, PlayError
     else {
         return Ok(Classifier::built_in());
     };
-    let learned = image::open(&path)
+    let learned = crate::files::image(&path, crate::files::Kind::Strip)
         .map_err(TemplatesError::from)
         .and_then(|strip| Ok(templates(&strip.to_luma8(), &glyphs.tiles)?))
         .map_err(|source| PlayError::Templates {
@@ -377,7 +377,8 @@ pub fn digit_book_for(profile: &Profile) -> Result<Option<DigitBook>, PlayError>
         path: path.clone(),
         why,
     };
-    let strip = image::open(&path).map_err(|e| failed(e.to_string()))?;
+    let strip =
+        crate::files::image(&path, crate::files::Kind::Strip).map_err(|e| failed(e.to_string()))?;
     DigitBook::from_strip(&strip.to_luma8())
         .map(Some)
         .ok_or_else(|| failed("not a strip of ten digits".into()))

@@ -63,10 +63,11 @@ impl Face {
     /// The face in the file at `path` (a collection's first), checked to draw every tile
     /// (A to Z and the u of Qu) and the clock and score (0 to 9 and the colon).
     pub fn load(path: &Path) -> Result<Face, FaceError> {
-        let data = std::fs::read(path).map_err(|source| FaceError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let data =
+            crate::files::read(path, crate::files::Kind::Font).map_err(|source| FaceError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
         let font = FontVec::try_from_vec(data).map_err(|_| FaceError::NotAFont {
             path: path.to_owned(),
         })?;
