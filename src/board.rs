@@ -56,7 +56,7 @@ pub enum BoardError {
         got: usize,
         expected: usize,
     },
-    #[error("{rows} rows of {cols} tiles is not a square board")]
+    #[error("{rows} {} of {cols} {} is not a square board", if *rows == 1 { "row" } else { "rows" }, if *cols == 1 { "tile" } else { "tiles" })]
     NotSquare { rows: usize, cols: usize },
 }
 
@@ -361,6 +361,7 @@ mod tests {
                 "row 2 has 3 tiles but row 1 has 4: rows separated by '/' must be equally long",
             ),
             ("abcd/efgh/ijkl", "3 rows of 4 tiles is not a square board"),
+            ("a/b/c/d", "4 rows of 1 tile is not a square board"),
             (
                 "ab/cd",
                 "expected 16 tiles (4x4) or a square count (9, 25 or 36), got 4",

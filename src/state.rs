@@ -129,14 +129,9 @@ impl State {
         game: &str,
         words: impl IntoIterator<Item = &'a str>,
     ) -> Result<usize, StateError> {
-        let mut all = self.refused(game)?;
-        let before = all.len();
-        all.extend(words.into_iter().map(str::to_ascii_lowercase));
-        let added = all.len() - before;
-        if added > 0 {
-            self.write_refused(game, &all)?;
-        }
-        Ok(added)
+        self.edit_refused(game, |all| {
+            all.extend(words.into_iter().map(str::to_ascii_lowercase))
+        })
     }
 
     /// Takes `words` off those `game` refused (a person who knows the game takes them).
@@ -146,16 +141,28 @@ impl State {
         game: &str,
         words: impl IntoIterator<Item = &'a str>,
     ) -> Result<usize, StateError> {
+        self.edit_refused(game, |all| {
+            for w in words {
+                all.remove(&w.to_ascii_lowercase());
+            }
+        })
+    }
+
+    /// Changes the words `game` refused by `edit`, rewriting the file when they changed.
+    /// Returns how many words were added or taken off.
+    fn edit_refused(
+        &self,
+        game: &str,
+        edit: impl FnOnce(&mut BTreeSet<String>),
+    ) -> Result<usize, StateError> {
         let mut all = self.refused(game)?;
         let before = all.len();
-        for w in words {
-            all.remove(&w.to_ascii_lowercase());
-        }
-        let removed = before - all.len();
-        if removed > 0 {
+        edit(&mut all);
+        let changed = all.len().abs_diff(before);
+        if changed > 0 {
             self.write_refused(game, &all)?;
         }
-        Ok(removed)
+        Ok(changed)
     }
 
     fn write_refused(&self, game: &str, words: &BTreeSet<String>) -> Result<(), StateError> {

@@ -3102,3 +3102,47 @@ fn a_practice_survives_a_line_that_is_not_text() {
     assert_eq!(written.lines().count(), 1, "{written}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `words --refused` before any game refused a word says so; with some, lists them per game,
+/// and `--forget` takes a word back. `history` before any round says there are none yet.
+#[test]
+fn refused_words_are_listed_and_forgotten_and_an_empty_history_is_said() {
+    let dir = fresh_dir("words");
+    let words = |args: &[&str]| {
+        common::bin()
+            .arg("words")
+            .args(args)
+            .env("XDG_STATE_HOME", &dir)
+            .output()
+            .unwrap()
+    };
+    let out = words(&["--refused"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no game has refused a word yet"));
+    let file = dir.join("scramblebot/refused/com.zynga.scramble.txt");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "qi\nza\n").unwrap();
+    let out = words(&["--refused"]);
+    assert_eq!(
+        text(&out.stdout),
+        "com.zynga.scramble: 2 refused words\n  qi\n  za\n"
+    );
+    let out = words(&["--refused", "--forget", "qi"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("1 of 1 word taken off"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "za\n");
+    let out = words(&["--refused", "--game", "not a package"]);
+    fails_with(&out, 2, "is not an Android package name", "a bad --game");
+    let out = common::bin()
+        .args(["history"])
+        .env("XDG_STATE_HOME", &dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no rounds yet"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -989,6 +989,9 @@ fn a_phone_killed_mid_stroke_and_back_in_the_round_loses_no_word() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A round long enough for every word of seed 1 and 2 (about 12 s), with room under load.
+const WHOLE_ROUND_SECS: u64 = 25;
+
 /// Two phones attached, the daemon asked for one (`-s`) and one round: it plays that round and
 /// exits, leaving the other phone untouched.
 #[test]
@@ -996,10 +999,10 @@ fn a_daemon_asked_for_one_phone_and_one_round_exits_after_it() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("only-one", ROUND_SECS);
+    let dir = workdir("only-one", WHOLE_ROUND_SECS);
     let (one, other) = (
-        lobby_phone(Model::Nexus7, 1, ROUND_SECS, 2),
-        lobby_phone(Model::Nexus7, 2, ROUND_SECS, 2),
+        lobby_phone(Model::Nexus7, 1, WHOLE_ROUND_SECS, 2),
+        lobby_phone(Model::Nexus7, 2, WHOLE_ROUND_SECS, 2),
     );
     for p in [&one, &other] {
         let addr = p.addr().to_string();
@@ -1034,10 +1037,10 @@ fn a_history_write_that_fails_stops_no_phone_and_loses_no_record() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("full-history", ROUND_SECS);
+    let dir = workdir("full-history", WHOLE_ROUND_SECS);
     let phones = [
-        lobby_phone(Model::Nexus7, 1, ROUND_SECS, 2),
-        lobby_phone(Model::Small, 2, ROUND_SECS, 2),
+        lobby_phone(Model::Nexus7, 1, WHOLE_ROUND_SECS, 2),
+        lobby_phone(Model::Small, 2, WHOLE_ROUND_SECS, 2),
     ];
     let mut args: Vec<String> = ["--rounds", "1", "--history", "/dev/full"]
         .map(String::from)

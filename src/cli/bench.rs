@@ -50,6 +50,9 @@ pub struct BenchArgs {
     /// beside another solver's on the same boards.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["set", "seed", "boards"])]
     pub boards_file: Option<PathBuf>,
+    /// With `pace`: the game's accept gaps to play at, in ms.
+    #[arg(long, value_delimiter = ',', default_values_t = [0u64, 60, 120, 250])]
+    pub gaps: Vec<u64>,
     /// Print JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -79,6 +82,9 @@ impl From<CorpusArg> for scramblebot::vision::corpus::Corpus {
 pub enum BenchWhat {
     Solve,
     Vision,
+    /// Pacing to the game's score: open against closed loop at each accept gap (--gaps),
+    /// words taken per second, screenshots per second, the bot's CPU.
+    Pace,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,8 +141,10 @@ impl From<StructureArg> for Structure {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
-    if let BenchWhat::Vision = args.what {
-        return vision(&args);
+    match args.what {
+        BenchWhat::Vision => return vision(&args),
+        BenchWhat::Pace => return super::pace::run(&args.gaps, &args.fonts, args.json),
+        BenchWhat::Solve => {}
     }
     let dict = load_dictionary(&args.dict)?;
     let rules = Rules::boggle();

@@ -56,6 +56,13 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
         .history
         .or_else(daemon::default_history)
         .ok_or_else(|| BadInput(anyhow::anyhow!("no --history and no HOME to find it in")))?;
+    if !path.exists() && args.plot.is_none() {
+        eprintln!(
+            "no rounds yet: the daemon writes {} after its first round",
+            path.display()
+        );
+        return Ok(());
+    }
     let (rounds, bad) = history::read(&path).map_err(|e| BadInput(e.into()))?;
     let (phones, all) = history::summarise(&rounds);
     if let Some(out) = &args.plot {
@@ -124,6 +131,13 @@ fn practices(args: HistoryArgs) -> anyhow::Result<()> {
         .history
         .or_else(daemon::default_practice_history)
         .ok_or_else(|| BadInput(anyhow::anyhow!("no --history and no HOME to find it in")))?;
+    if !path.exists() && args.plot.is_none() {
+        eprintln!(
+            "no practices yet: `scramblebot practice` writes {} after each one",
+            path.display()
+        );
+        return Ok(());
+    }
     let (records, bad): (Vec<PracticeRecord>, usize) =
         history::read_lines(&path).map_err(|e| BadInput(e.into()))?;
     let n = records.len();
@@ -166,7 +180,8 @@ fn practices(args: HistoryArgs) -> anyhow::Result<()> {
         )?;
     }
     super::outln!(
-        "{n} practices; share of the maximum {:.1}% on average, {:.1}% over the first five, {:.1}% over the last five",
+        "{n} {}; share of the maximum {:.1}% on average, {:.1}% over the first five, {:.1}% over the last five",
+        scramblebot::play::plural(n, "practice", "practices"),
         mean_share(&records) * 100.0,
         mean_share(first) * 100.0,
         mean_share(last) * 100.0

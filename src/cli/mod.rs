@@ -9,6 +9,7 @@ mod calibrate;
 mod daemon;
 mod demo;
 mod history;
+mod pace;
 mod play;
 mod practice;
 mod read;

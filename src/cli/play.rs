@@ -21,7 +21,7 @@ use super::{
 
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
-    /// Device profile by name: ./devices/NAME.toml, then
+    /// Device profile by name (required, or --profile): ./devices/NAME.toml, then
     /// $XDG_CONFIG_HOME/scramblebot/devices/NAME.toml, then the built-in ones (nexus7, pixel,
     /// small).
     #[arg(

@@ -741,11 +741,11 @@ pub async fn enter(
         later.round = deadline.saturating_duration_since(tokio::time::Instant::now())
             + later.freeze_adds * freezes;
         // The schedule's round time, never before the last Freeze's (which it stops).
-        let last_freeze = outcome.freezes.last().copied().unwrap_or(0.0);
+        later.last_freeze = outcome.freezes.last().map(|&t| Duration::from_secs_f64(t));
         later.round_time_before = start
             .elapsed()
             .saturating_sub(later.freeze_adds * freezes)
-            .max(Duration::from_secs_f64(last_freeze));
+            .max(later.last_freeze.unwrap_or_default());
         later.freeze_uses = later.freeze_uses.map(|n| n.saturating_sub(freezes));
         let learned = settings.gap.get();
         later.gap = pacing::Gap::new(

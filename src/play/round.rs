@@ -373,6 +373,7 @@ mod tests {
             gap: Default::default(),
             clock: Default::default(),
             round_time_before: Duration::ZERO,
+            last_freeze: None,
             finish_word_on_stop: false,
         }
     }

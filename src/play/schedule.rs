@@ -31,8 +31,11 @@ pub struct RoundSettings {
     /// says when the round ends, not `round`.
     pub clock: GameClock,
     /// Round time already played when this schedule starts (a round's words entered again
-    /// after its first pass): Freezes fall due where the round's own schedule has them.
+    /// after its first pass)...
     pub round_time_before: Duration,
+    /// ...and the round time of the last Freeze tapped before it: the next falls due at the
+    /// first multiple of `freeze_every` after that one, at once if that time has passed.
+    pub last_freeze: Option<Duration>,
     /// A stop lets the word being drawn finish (the daemon's way) instead of lifting the
     /// finger mid-word (a person's Ctrl-C on `play`).
     pub finish_word_on_stop: bool,
@@ -56,6 +59,7 @@ impl RoundSettings {
             gap: super::pacing::Gap::default(),
             clock: GameClock::default(),
             round_time_before: Duration::ZERO,
+            last_freeze: None,
             finish_word_on_stop: false,
         }
     }
@@ -163,10 +167,13 @@ impl Schedule {
 
     /// The schedule of a round that started for the bot at `origin`.
     pub fn started(settings: RoundSettings, origin: Instant) -> Schedule {
-        // The first Freeze due after the round time already played.
+        // The first Freeze due after the last one tapped (one that fell due between two
+        // schedules is due at once).
         let mut next_freeze = settings.freeze_every;
-        while !settings.freeze_every.is_zero() && next_freeze <= settings.round_time_before {
-            next_freeze += settings.freeze_every;
+        if let Some(last) = settings.last_freeze {
+            while !settings.freeze_every.is_zero() && next_freeze <= last {
+                next_freeze += settings.freeze_every;
+            }
         }
         Schedule {
             origin,
@@ -289,6 +296,7 @@ mod tests {
             gap: Default::default(),
             clock: GameClock::default(),
             round_time_before: Duration::ZERO,
+            last_freeze: None,
             finish_word_on_stop: false,
         }
     }
@@ -304,6 +312,16 @@ mod tests {
         assert_eq!(sch.freeze_due(s(10.0), s(0.1)), Some(s(30.0)));
         sch.froze(s(30.0));
         assert_eq!(sch.freeze_due(s(60.0), s(0.1)), None);
+        // A Freeze that fell due between the two (30 s, none tapped) is due at once; one
+        // tapped at 30 s makes the next due at 60.
+        let mut later = settings(120.0, 30.0, 15.0, None);
+        later.round_time_before = s(30.2);
+        assert_eq!(
+            Schedule::new(later.clone()).freeze_due(s(0.0), s(0.1)),
+            Some(s(30.2))
+        );
+        later.last_freeze = Some(s(30.0));
+        assert_eq!(Schedule::new(later).next_freeze_at(s(0.1)), Some(s(29.8)));
     }
 
     #[test]
