@@ -153,7 +153,7 @@ fn main() -> anyhow::Result<()> {
         let grid = Grid::from_centres(*profile.centres(), profile.tile());
         let b = tally(&screens[1..], &grid, &built_in, "before");
         let (board, img) = &screens[0];
-        let learned = learn::learn(&profile, img, board)?;
+        let learned = learn::learn(&profile, img, board, false)?;
         let taught = classifier_for(Some(&Profile::load(&path)?))?;
         let a = tally(&screens[1..], &grid, &taught, "after");
         println!(

@@ -979,13 +979,13 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
     for (a, b) in found.centres().iter().zip(shipped.centres()) {
         assert!((a.0 - b.0).hypot(a.1 - b.1) < 4.0, "{a:?} for {b:?}");
     }
-    // Templates learned with --board take precedence over the built-in references: taught
-    // that the R is a K, the reader says K on that screen.
+    // A board typed that contradicts tiles the references read surely is refused, naming
+    // them: a typo would teach a glyph the reader then reads surely, wrongly.
     let board = round.device().game().board().to_string();
     assert!(board.starts_with('R'), "{board}");
     let taught = format!("K{}", &board[1..]);
     let jpg = shot.display().to_string();
-    let out = run(&[
+    let teach = [
         "calibrate",
         "--name",
         "taught",
@@ -993,7 +993,17 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         &jpg,
         "--board",
         &taught,
-    ]);
+    ];
+    fails_with(
+        &run(&teach),
+        2,
+        "row 1 col 1 reads R surely, typed K (--force if the screen is what is wrong)",
+        "a typed board that contradicts the screen",
+    );
+    assert!(!dir.join("devices/taught.toml").exists());
+    // With --force, templates learned with --board take precedence over the built-in
+    // references: taught that the R is a K, the reader says K on that screen.
+    let out = run(&[&teach[..], &["--force"]].concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("read 1 of 16 tiles otherwise, every one surely"),
@@ -2505,6 +2515,22 @@ fn read_learn_keeps_a_confirmed_boards_glyphs_in_the_profile() {
             &board,
         ])
     };
+    // A typo that contradicts tiles read surely teaches nothing (the case: every
+    // tile Z): refused, naming the tiles, the profile untouched.
+    let out = scramblebot(&[
+        "read",
+        shot.to_str().unwrap(),
+        "--profile",
+        profile.to_str().unwrap(),
+        "--learn",
+        "zzzzzzzzzzzzzzzz",
+    ]);
+    fails_with(&out, 2, "row 1 col 1 reads R surely, typed Z", "a typo");
+    assert!(
+        !std::fs::read_to_string(&profile)
+            .unwrap()
+            .contains("[glyphs]")
+    );
     let out = learn();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);

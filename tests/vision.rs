@@ -343,7 +343,7 @@ fn learned_face(
     let profile = Profile::load(&path).unwrap();
     let grid = grid::Grid::from_centres(*profile.centres(), profile.tile());
     let (first, img) = &screens[0];
-    scramblebot::calibrate::learn::learn(&profile, img, first).unwrap();
+    scramblebot::calibrate::learn::learn(&profile, img, first, false).unwrap();
     let taught = scramblebot::play::classifier_for(Some(&Profile::load(&path).unwrap())).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     (screens, grid, taught)

@@ -41,6 +41,9 @@ pub enum LearnError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The board typed contradicts tiles read surely (`calibrate::contradiction`).
+    #[error("{0}")]
+    Contradicts(String),
     #[error("the profile written back is not the one meant (kept as it was): {0}")]
     Rewrite(String),
     #[error("{0}")]
@@ -114,7 +117,15 @@ pub fn add(
 /// strip (new cells only ever appended) and the profile are each written to a temporary file
 /// and renamed over the old, the strip first: a crash between the two leaves a strip with
 /// cells the profile does not name yet, which the reader passes over.
-pub fn learn(profile: &Profile, img: &RgbaImage, board: &Board) -> Result<Learned, LearnError> {
+///
+/// A board that contradicts tiles the profile's reader reads surely on `img` is refused
+/// unless `force`: a typo would teach a wrong glyph that is then read surely.
+pub fn learn(
+    profile: &Profile,
+    img: &RgbaImage,
+    board: &Board,
+    force: bool,
+) -> Result<Learned, LearnError> {
     let source = profile
         .source()
         .ok_or_else(|| LearnError::NoFile(profile.name().to_owned()))?
@@ -127,6 +138,16 @@ pub fn learn(profile: &Profile, img: &RgbaImage, board: &Board) -> Result<Learne
     let (width, height) = img.dimensions();
     let on_screen = profile.for_screen(width, height)?;
     let grid = Grid::from_centres(*on_screen.centres(), on_screen.tile());
+    if !force {
+        let classifier = crate::play::classifier_for(Some(&on_screen))
+            .map_err(|e| LearnError::Rewrite(e.to_string()))?;
+        if let Some(why) = read::read(img, Some(&grid), &classifier)
+            .ok()
+            .and_then(|r| super::contradiction(&r, board))
+        {
+            return Err(LearnError::Contradicts(why));
+        }
+    }
     let dir = source.parent().unwrap_or(Path::new(".")).to_owned();
     let (file, cells, tiles) = match (profile.glyphs(), profile.glyphs_path()) {
         (Some(g), Some(path)) => {

@@ -67,7 +67,8 @@ pub struct CalibrateArgs {
     /// must exist).
     #[arg(long, value_name = "DIR", default_value = DEVICES)]
     pub dir: PathBuf,
-    /// Replace an existing profile of that name.
+    /// Replace an existing profile of that name, and learn a --board that contradicts what
+    /// the built-in references read surely on the screen.
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
@@ -232,6 +233,10 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let strip = match &typed {
         None => None,
         Some(board) => {
+            if let Some(why) = calibrate::contradiction(&cal.reading, board).filter(|_| !args.force)
+            {
+                return Err(BadInput(anyhow::anyhow!("{why}")).into());
+            }
             let (strip, differ) = cal.glyphs(&img, board).map_err(|e| BadInput(e.into()))?;
             let unsure = cal.reading.tiles.iter().filter(|t| !t.sure()).count();
             about.push(format!(

@@ -384,10 +384,12 @@ pub(super) async fn see_or_ask(
     // they are not asked for again.
     if look.reading.is_ok() {
         match profile.source() {
-            Some(_) => match scramblebot::calibrate::learn::learn(profile, &look.image, &board) {
-                Ok(learned) => eprintln!("{}: {}", profile.name(), learned.text()),
-                Err(e) => eprintln!("the letters typed are not learned: {e}"),
-            },
+            Some(_) => {
+                match scramblebot::calibrate::learn::learn(profile, &look.image, &board, false) {
+                    Ok(learned) => eprintln!("{}: {}", profile.name(), learned.text()),
+                    Err(e) => eprintln!("the letters typed are not learned: {e}"),
+                }
+            }
             None => eprintln!(
                 "the built-in profile {} keeps no glyphs: calibrate one of your own (`scramblebot calibrate --board LETTERS`) for the bot to learn this game's letters",
                 profile.name()

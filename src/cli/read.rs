@@ -30,6 +30,9 @@ pub struct ReadArgs {
     /// with them.
     #[arg(long, value_name = "LETTERS")]
     pub learn: Option<String>,
+    /// With --learn: learn the board even where it contradicts tiles read surely.
+    #[arg(long, requires = "learn")]
+    pub force: bool,
 }
 
 /// Adds the glyphs of `letters` (the board the person says `img` shows) to `p`'s templates;
@@ -38,9 +41,10 @@ fn learn_board(
     p: &scramblebot::profile::Profile,
     img: &image::RgbaImage,
     letters: &str,
+    force: bool,
 ) -> anyhow::Result<scramblebot::profile::Profile> {
     let board = super::game_board(letters)?;
-    let learned = scramblebot::calibrate::learn::learn(p, img, &board)
+    let learned = scramblebot::calibrate::learn::learn(p, img, &board, force)
         .map_err(|e| BadInput(anyhow::anyhow!("cannot learn {board}: {e}")))?;
     eprintln!("{}: {}", p.name(), learned.text());
     let path = p.source().expect("learn needs a file");
@@ -110,7 +114,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
         None => None,
     };
     let profile = match (&args.learn, profile) {
-        (Some(letters), Some(p)) => Some(learn_board(&p, &img, letters)?),
+        (Some(letters), Some(p)) => Some(learn_board(&p, &img, letters, args.force)?),
         (Some(_), None) => {
             return Err(BadInput(anyhow::anyhow!(
                 "--learn keeps the glyphs in a profile: give it with --device NAME or --profile FILE"

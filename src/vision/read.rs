@@ -1555,6 +1555,17 @@ impl Reading {
         judged.then_some(true)
     }
 
+    /// The tiles read surely as another letter than `board` has there: (index, read, typed).
+    pub fn disagreements(&self, board: &crate::board::Board) -> Vec<(usize, u8, u8)> {
+        self.tiles
+            .iter()
+            .zip(board.tiles())
+            .enumerate()
+            .filter(|(_, (t, want))| t.sure() && t.tile != **want)
+            .map(|(i, (t, &want))| (i, t.tile, want))
+            .collect()
+    }
+
     /// The board read (`Board::from_tiles` of the tiles).
     pub fn board(&self) -> crate::board::Board {
         let tiles: Vec<u8> = self.tiles.iter().map(|t| t.tile).collect();
