@@ -530,12 +530,14 @@ fn play_enters_every_word_through_debians_adb_server() {
     server.wait_for_device(&small);
     let out = play(&["--device", "small", "--board", &board]);
     fails_with(&out, 1, "several phones", "two phones");
-    // A profile for another screen shape is refused before any touch.
+    // A profile for another screen shape is refused before any touch, naming the one that
+    // fits.
     let out = play(&["--device", "pixel", "--board", &board, "-s", &small]);
+    let err = text(&out.stderr);
+    assert!(err.contains("calibrate"), "{err}");
     assert!(
-        text(&out.stderr).contains("calibrate"),
-        "{}",
-        text(&out.stderr)
+        err.contains("the profile small fits a 480x800 screen: --device small"),
+        "{err}"
     );
     assert!(sims[1].device().game().strokes().is_empty());
 }
@@ -1796,6 +1798,15 @@ fn history_sums_up_per_phone_and_plots_the_rounds() {
             "{colour:?}"
         );
     }
+    // A JPEG when the name says so; a name of another kind is refused, and no file left.
+    let jpg = dir.join("points.jpg");
+    let out = scramblebot(&["history", "--history", f, "--plot", jpg.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(&std::fs::read(&jpg).unwrap()[..3], b"\xff\xd8\xff");
+    let gif = dir.join("points.gif");
+    let out = scramblebot(&["history", "--history", f, "--plot", gif.to_str().unwrap()]);
+    fails_with(&out, 2, "name a .png or .jpg file", "a .gif plot");
+    assert!(!gif.exists());
     // An empty history has nothing to plot: said, exit 2, no file.
     let empty = temp_file("empty-history.jsonl", b"");
     let none = dir.join("none.png");
@@ -2331,6 +2342,8 @@ fn bench_solves_the_boards_of_a_file() {
     let bad = temp_file("bench-bad.txt", b"RBEN/STLA/EOUO/NCAQu\nabc\n");
     let out = scramblebot(&["bench", "--boards-file", bad.to_str().unwrap()]);
     fails_with(&out, 2, "bench-bad.txt:2:", "a line that is not a board");
+    // Said before any table begins.
+    assert_eq!(text(&out.stdout), "");
     let out = scramblebot(&[
         "bench",
         "--boards-file",

@@ -1072,3 +1072,46 @@ fn a_history_write_that_fails_stops_no_phone_and_loses_no_record() {
     assert_eq!(printed.len(), 2, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--connect` to an address where nothing listens is said at once (not after 8 s of
+/// silence), once, while the daemon keeps trying.
+#[test]
+fn a_phone_that_cannot_be_reached_is_said_at_once() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = workdir("unreachable", ROUND_SECS);
+    // A port nothing listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut daemon = spawn_daemon(&server, &dir, &["--connect".into(), addr.clone()]);
+    let stdout = daemon.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let started = std::time::Instant::now();
+    let said = format!("cannot connect {addr}");
+    let mut lines = Vec::new();
+    while started.elapsed() < Duration::from_secs(6) {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+            lines.push((started.elapsed(), line));
+        }
+    }
+    terminate(&daemon);
+    let _ = daemon.wait();
+    let told: Vec<Duration> = lines
+        .iter()
+        .filter(|(_, l)| l.contains(&said))
+        .map(|(at, _)| *at)
+        .collect();
+    assert_eq!(told.len(), 1, "{lines:#?}");
+    assert!(told[0] < Duration::from_secs(3), "{lines:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -153,6 +153,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     let reference =
         (!matches!(structure, Structure::Trie)).then(|| Built::new(&dict.trie, Structure::Trie));
     let boards = args.boards as usize;
+    // The boards first: a file that will not do is said before any table begins.
+    let sets: Vec<(&'static str, Vec<scramblebot::Board>)> = match &args.boards_file {
+        Some(path) => vec![("file", boards_file(path)?)],
+        None => args
+            .set
+            .sets()
+            .into_iter()
+            .map(|set| {
+                let seed = args.seed.unwrap_or(set.default_seed());
+                (set.name(), set.boards(boards, seed))
+            })
+            .collect(),
+    };
     let mut out = std::io::stdout().lock();
     if !args.json {
         writeln!(
@@ -168,18 +181,6 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             "set", "structure", "mode", "boards/s", "words/bd", "points/bd"
         )?;
     }
-    let sets: Vec<(&'static str, Vec<scramblebot::Board>)> = match &args.boards_file {
-        Some(path) => vec![("file", boards_file(path)?)],
-        None => args
-            .set
-            .sets()
-            .into_iter()
-            .map(|set| {
-                let seed = args.seed.unwrap_or(set.default_seed());
-                (set.name(), set.boards(boards, seed))
-            })
-            .collect(),
-    };
     for (name, list) in &sets {
         for mode in args.mode.modes() {
             let fig = built.measure_list(name, list, mode, &rules)?;

@@ -192,13 +192,13 @@ fn practices(args: HistoryArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Draws the history's figure into the PNG `out`.
+/// Draws the history's figure into `out` (PNG or JPEG, by its name).
 fn plot(rounds: &[history::RoundRecord], out: &std::path::Path) -> anyhow::Result<()> {
     let (panels, x_label) = history::figure(rounds);
     draw(&panels, x_label, out, "rounds played")
 }
 
-/// Draws `panels` into the PNG `out`, saying how many `what` it has.
+/// Draws `panels` into `out` (PNG or JPEG, by its name), saying how many `what` it has.
 fn draw(
     panels: &[scramblebot::plot::Panel],
     x_label: String,
@@ -210,9 +210,27 @@ fn draw(
         height: 700,
         x_label,
     };
+    // The kind the name asks for; the file is written whole or not at all (a full disk
+    // leaves no empty file).
+    let ext = out
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let format = match ext.as_deref() {
+        Some("png") => image::ImageFormat::Png,
+        Some("jpg" | "jpeg") => image::ImageFormat::Jpeg,
+        _ => {
+            return Err(BadInput(anyhow::anyhow!(
+                "--plot {}: name a .png or .jpg file",
+                out.display()
+            ))
+            .into());
+        }
+    };
     let img = scramblebot::plot::draw(&figure, panels).map_err(|e| BadInput(e.into()))?;
-    img.save_with_format(out, image::ImageFormat::Png)
-        .map_err(|e| BadInput(anyhow::anyhow!("cannot write {}: {e}", out.display())))?;
+    let mut bytes = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut bytes), format)?;
+    scramblebot::state::write_atomic(out, &bytes).map_err(|e| BadInput(e.into()))?;
     let count = panels.last().map_or(0, |p| {
         p.series.iter().map(|s| s.points.len()).sum::<usize>()
     });

@@ -98,7 +98,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let (played, left_out, phone_line, seen, phone_serial) = runtime.block_on(async {
         let stop = ctrl_c_stops();
         let phone = connect(&opts).await?;
-        let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
+        let profile = profile
+            .for_screen(phone.screen.0, phone.screen.1)
+            .map_err(|e| fitting_profile(e, phone.screen))?;
         let seen = match typed {
             Some(board) => Seen::typed(board),
             None => see_or_ask(&phone, &profile, args.watch, &args.round, stop.clone()).await?,
@@ -257,6 +259,23 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         )?,
     }
     failed(&outcome)
+}
+
+/// A profile of another shape than the phone's screen, with the profile that fits it named
+/// when there is one (yours, then the shipped ones).
+fn fitting_profile(e: scramblebot::profile::ProfileError, screen: (u32, u32)) -> anyhow::Error {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let (fits, _) = Profile::for_screen_size(screen, &cwd, super::config_dir().as_deref());
+    match fits {
+        Some(p) => anyhow::anyhow!(
+            "{e}; the profile {} fits a {}x{} screen: --device {}",
+            p.name(),
+            screen.0,
+            screen.1,
+            p.name()
+        ),
+        None => e.into(),
+    }
 }
 
 /// Warns, on stderr, when the game shows much less than the bot entered.

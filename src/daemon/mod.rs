@@ -297,6 +297,8 @@ pub async fn run(
     let mut reconnect = tokio::time::interval(RECONNECT_EVERY);
     let mut stop_wait = stop.clone();
     let mut attached: Vec<String> = Vec::new();
+    // The phones of `opts.connect` not reached, and why, as last said.
+    let mut unreachable: HashMap<SocketAddrV4, String> = HashMap::new();
     loop {
         if *stop.borrow() && tasks.is_empty() {
             break;
@@ -388,10 +390,27 @@ pub async fn run(
             }
             _ = reconnect.tick(), if !opts.connect.is_empty() && !*stop.borrow() => {
                 for addr in &opts.connect {
-                    if !attached.contains(&addr.to_string())
-                        && phone::connect_tcp(opts.server, *addr).await.is_ok()
-                    {
-                        let _ = events.send(Event::Note { text: format!("connected {addr}") });
+                    if attached.contains(&addr.to_string()) {
+                        continue;
+                    }
+                    // A phone that cannot be reached is said at once, and again only when
+                    // why changes: the daemon keeps trying every RECONNECT_EVERY.
+                    let said = unreachable.get(addr).cloned();
+                    match phone::connect_tcp(opts.server, *addr).await {
+                        Ok(_) => {
+                            unreachable.remove(addr);
+                            let _ = events.send(Event::Note { text: format!("connected {addr}") });
+                        }
+                        Err(e) if said.as_deref() != Some(e.to_string().as_str()) => {
+                            let _ = events.send(Event::Note {
+                                text: format!(
+                                    "cannot connect {addr}: {e}; trying again every {} s",
+                                    RECONNECT_EVERY.as_secs()
+                                ),
+                            });
+                            unreachable.insert(*addr, e.to_string());
+                        }
+                        Err(_) => {}
                     }
                 }
             }
