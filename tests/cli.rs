@@ -1896,15 +1896,16 @@ fn on_a_terminal_the_daemon_shows_a_live_line_per_phone() {
     let Some(tmux) = Tmux::start("live", 140, 40, &command) else {
         return;
     };
-    // A line per phone: its serial, a bar, words entered of all, the round, points and
-    // the time left, redrawn in place as the words go in.
+    // A line per phone: its serial, a bar, words entered of all, the round, points (entered,
+    // said so: the demo's phones have no digits learned) and the time left, redrawn in place
+    // as the words go in.
     let live = |screen: &str| {
         screen
             .lines()
             .filter(|l| {
                 l.starts_with("127.0.0.1:")
                     && l.contains(" words  round 1: ")
-                    && l.contains(" points, 0:0")
+                    && l.contains(" points entered, 0:0")
                     && l.ends_with(" left")
             })
             .count()

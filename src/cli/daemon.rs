@@ -296,6 +296,7 @@ impl Live {
                 entered,
                 planned,
                 points,
+                points_seen,
                 left_secs,
                 ..
             } => {
@@ -303,7 +304,8 @@ impl Live {
                 bar.set_position(*entered as u64);
                 let left = left_secs.max(0.0).round() as u64;
                 bar.set_message(format!(
-                    "round {playing}: {points} points, {}:{:02} left",
+                    "round {playing}: {}, {}:{:02} left",
+                    super::points_text(*points, *points_seen),
                     left / 60,
                     left % 60
                 ));

@@ -523,12 +523,21 @@ fn show_event(round: &RoundArgs, bar: &indicatif::ProgressBar, event: scramblebo
         Event::Progress(p) => {
             bar.set_position(p.entered as u64);
             bar.set_message(format!(
-                "{} points  {}:{:02} left",
-                p.points,
+                "{}  {}:{:02} left",
+                points_text(p.points, p.points_seen),
                 p.left.as_secs() / 60,
                 p.left.as_secs() % 60
             ));
         }
+    }
+}
+
+/// Points for a live line: what the game shows beside what was entered, when its score is
+/// read ("412 shown, 498 entered"); else the points entered, said to be so.
+fn points_text(entered: u32, seen: Option<u32>) -> String {
+    match seen {
+        Some(seen) => format!("{seen} shown, {entered} entered"),
+        None => format!("{entered} points entered"),
     }
 }
 

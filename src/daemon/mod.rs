@@ -120,7 +120,10 @@ pub enum Event {
         serial: String,
         entered: usize,
         planned: usize,
+        /// Points entered, as the solver scores them...
         points: u32,
+        /// ...and the game's score at the latest look (with a profile that reads it).
+        points_seen: Option<u32>,
         left_secs: f64,
     },
     RoundEnded {

@@ -608,6 +608,7 @@ impl Worker<'_> {
                     entered: p.entered,
                     planned: p.planned,
                     points: p.points,
+                    points_seen: p.points_seen,
                     left_secs: p.left.as_secs_f64(),
                 });
             }

@@ -633,6 +633,8 @@ pub async fn enter(
     // Every word acknowledged, for pacing to the game's score.
     let log = std::sync::Mutex::new(Vec::<pacing::Entered>::new());
     let (done_tx, done) = watch::channel(false);
+    // The score as the latest look read it, for the progress shown while words go in.
+    let (seen_tx, seen_rx) = watch::channel(None::<u32>);
     let round = async {
         let tx = entered_tx;
         let outcome = play_round(
@@ -652,7 +654,10 @@ pub async fn enter(
                         points: words.get(p.entered - 1).map_or(0, |w| w.points),
                     });
                 }
-                on(Event::Progress(p))
+                on(Event::Progress(Progress {
+                    points_seen: *seen_rx.borrow(),
+                    ..p
+                }))
             },
         )
         .await;
@@ -693,6 +698,7 @@ pub async fn enter(
         book,
         start,
         clock: settings.clock.clone(),
+        seen: seen_tx,
         base: opts.score_at_start,
         base_sure: opts.score_at_start.is_some(),
         looks: Vec::new(),
@@ -849,6 +855,8 @@ struct ScoreWatch<'a> {
     start: tokio::time::Instant,
     /// The game's clock, as the round keeps to it.
     clock: schedule::GameClock,
+    /// The score the latest look read, for those showing progress.
+    seen: watch::Sender<Option<u32>>,
     /// The score before the round's words, once known...
     base: Option<u32>,
     /// ...and whether surely: read before any word could count in it.
@@ -882,6 +890,7 @@ impl ScoreWatch<'_> {
                 *self.base.insert(score)
             }
         };
+        self.seen.send_replace(Some(score));
         let gained = score.checked_sub(base)?;
         self.looks.push(taken::ScoreLook {
             began,

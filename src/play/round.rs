@@ -124,6 +124,8 @@ pub struct Progress {
     pub left: Duration,
     /// How long the word's stroke took to send: it began that long before this progress.
     pub stroke: Duration,
+    /// The game's score at the latest look that read it (while pacing to it).
+    pub points_seen: Option<u32>,
 }
 
 /// Where gestures go: the phone's input routes (`Injector`), or anything that takes a gesture
@@ -276,6 +278,7 @@ pub async fn play_round(
             points: outcome.points_entered,
             left: schedule.left(start.elapsed()),
             stroke,
+            points_seen: None,
         });
         let pause = settings.word_pause + settings.gap.get();
         if !pause.is_zero() {
