@@ -418,10 +418,7 @@ fn line(event: &Event) -> Option<String> {
             },
             match r.words_entered_again {
                 0 => String::new(),
-                n => format!(
-                    "; {} entered again after the phone came back",
-                    plural(n as u32, "word")
-                ),
+                n => format!("; {} entered again", plural(n as u32, "word")),
             },
             ended(r.ended)
         ),

@@ -58,8 +58,8 @@ pub struct RoundRecord {
     /// score's box); false means the game took none of them.
     #[serde(default)]
     pub score_moved: Option<bool>,
-    /// Words entered a second time after the phone came back within the round: each one
-    /// whose stroke the phone's going cut (it may never have reached the game).
+    /// Words entered a second time in the round: each one whose stroke the phone's going cut
+    /// (it may never have reached the game), and those the game's score said went untaken.
     #[serde(default)]
     pub words_entered_again: usize,
     /// The score the game showed after the round's words, read off the screen (with a

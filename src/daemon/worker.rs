@@ -685,7 +685,8 @@ impl Worker<'_> {
             ended,
             screenshot: None,
             score_moved,
-            words_entered_again: entered_again,
+            // Cut by the phone's going, and entered again as the game's score said.
+            words_entered_again: entered_again + outcome.words_entered_again,
             points_seen: played.points_seen,
             words_taken: played.judged.as_ref().map(|j| j.taken),
             words_not_taken: played.judged.as_ref().map(|j| j.not_taken.len()),
