@@ -53,13 +53,17 @@ fn read(path: &Path, kind: crate::files::Kind) -> Result<Vec<u8>, StateError> {
 /// Writes `bytes` as the whole of `path` (its directory made if missing): to a temporary
 /// file beside it, then renamed over it, so the file is the old one or the new one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
-    let write = |cause| StateError::Write {
+    write_whole(path, bytes).map_err(|cause| StateError::Write {
         path: path.to_owned(),
         cause,
-    };
+    })
+}
+
+/// `write_atomic`, its error the I/O one.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     if let Some(dir) = dir {
-        std::fs::create_dir_all(dir).map_err(write)?;
+        std::fs::create_dir_all(dir)?;
     }
     let name = path
         .file_name()
@@ -75,7 +79,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    written.map_err(write)
+    written
 }
 
 /// The bot's state directory.

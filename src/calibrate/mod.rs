@@ -333,30 +333,35 @@ pub fn save(
         })?;
         saved.made_dir = true;
     }
-    overlay(img, profile, Some(reading))
-        .save(&saved.overlay)
+    // Each file is written whole or not at all (a full disk leaves no empty file).
+    let write = |path: &Path, bytes: &[u8]| {
+        crate::state::write_whole(path, bytes).map_err(|source| SaveError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    };
+    let png = |path: &Path, img: image::DynamicImage| {
+        let mut bytes = Vec::new();
+        img.write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
         .map_err(|source| SaveError::Image {
-            path: saved.overlay.clone(),
+            path: path.to_owned(),
             source,
         })?;
+        write(path, &bytes)
+    };
+    png(&saved.overlay, overlay(img, profile, Some(reading)).into())?;
     match (strip, &saved.glyphs) {
-        (Some(strip), Some(path)) => strip.save(path).map_err(|source| SaveError::Image {
-            path: path.clone(),
-            source,
-        })?,
+        (Some(strip), Some(path)) => png(path, strip.clone().into())?,
         _ => saved.glyphs = None,
     }
     match (digits, &saved.digits) {
-        (Some(strip), Some(path)) => strip.save(path).map_err(|source| SaveError::Image {
-            path: path.clone(),
-            source,
-        })?,
+        (Some(strip), Some(path)) => png(path, strip.clone().into())?,
         _ => saved.digits = None,
     }
-    std::fs::write(&saved.profile, profile.to_toml(header)).map_err(|source| SaveError::Io {
-        path: saved.profile.clone(),
-        source,
-    })?;
+    write(&saved.profile, profile.to_toml(header).as_bytes())?;
     Ok(saved)
 }
 

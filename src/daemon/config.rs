@@ -46,6 +46,24 @@ pub struct ConfigError {
     pub message: String,
 }
 
+/// A TOML error as a person fixes it: the line, the key on it, and what is wrong ("line 1:
+/// rounds: invalid type: string \"three\", expected u32").
+fn located(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim();
+    let Some(span) = e.span() else {
+        return message.to_owned();
+    };
+    let start = span.start.min(text.len());
+    let line = text[..start].matches('\n').count() + 1;
+    let line_text = text.lines().nth(line - 1).unwrap_or("");
+    match line_text.split_once('=') {
+        Some((key, _)) if !key.trim().is_empty() => {
+            format!("line {line}: {}: {message}", key.trim())
+        }
+        _ => format!("line {line}: {message}"),
+    }
+}
+
 impl DaemonConfig {
     /// Parses and checks a config; `file` names it in errors.
     pub fn from_toml_str(text: &str, file: &str) -> Result<DaemonConfig, ConfigError> {
@@ -53,7 +71,7 @@ impl DaemonConfig {
             file: file.to_owned(),
             message,
         };
-        let raw: Raw = toml::from_str(text).map_err(|e| err(e.message().trim().to_owned()))?;
+        let raw: Raw = toml::from_str(text).map_err(|e| err(located(text, &e)))?;
         if raw.rounds == Some(0) {
             return Err(err(
                 "rounds = 0 plays nothing: leave it out to play until stopped".into(),
@@ -107,6 +125,10 @@ mod tests {
             ("connect = [\"localhost\"]", "not IP:PORT"),
             ("[phones]\nx = \"../evil\"", "not a profile name"),
             ("colour = 1", "unknown field"),
+            (
+                "# mine\nrounds = \"three\"",
+                "line 2: rounds: invalid type: string \"three\", expected u32",
+            ),
         ];
         for (text, want) in bad {
             let e = DaemonConfig::from_toml_str(text, "b.toml").unwrap_err();
