@@ -94,6 +94,17 @@ pub fn image(path: &Path, kind: Kind) -> image::ImageResult<image::DynamicImage>
     image::load_from_memory(&bytes)
 }
 
+/// `name` as part of a file's name: letters, digits, '.', '-' and '_' kept, any other
+/// character (a serial's ':', a slash) as '_'.
+pub fn safe_name(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
+            _ => '_',
+        })
+        .collect()
+}
+
 /// `read`, as text: a file that is not UTF-8 is refused, naming the line.
 pub fn read_text(path: &Path, kind: Kind) -> std::io::Result<String> {
     let bytes = read(path, kind)?;

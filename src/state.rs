@@ -220,13 +220,7 @@ impl State {
 /// A name as a file's stem: letters, digits, '.', '-' and '_' kept, others as '_', never
 /// starting with a dot.
 fn file_stem(name: &str) -> String {
-    let stem: String = name
-        .chars()
-        .map(|c| match c {
-            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
-            _ => '_',
-        })
-        .collect();
+    let stem = crate::files::safe_name(name);
     match stem.strip_prefix('.') {
         Some(rest) => format!("_{rest}"),
         None if stem.is_empty() => "_".into(),

@@ -44,6 +44,9 @@ pub enum LearnError {
     /// The board typed contradicts tiles read surely (`calibrate::contradiction`).
     #[error("{0}")]
     Contradicts(String),
+    /// The profile's reader cannot be made (its glyph strip will not load).
+    #[error("{0}")]
+    Reader(String),
     #[error("the profile written back is not the one meant (kept as it was): {0}")]
     Rewrite(String),
     #[error("{0}")]
@@ -140,7 +143,7 @@ pub fn learn(
     let grid = Grid::from_centres(*on_screen.centres(), on_screen.tile());
     if !force {
         let classifier = crate::play::classifier_for(Some(&on_screen))
-            .map_err(|e| LearnError::Rewrite(e.to_string()))?;
+            .map_err(|e| LearnError::Reader(e.to_string()))?;
         if let Some(why) = read::read(img, Some(&grid), &classifier)
             .ok()
             .and_then(|r| super::contradiction(&r, board))

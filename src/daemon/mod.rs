@@ -198,8 +198,6 @@ impl Event {
 pub enum DaemonError {
     #[error(transparent)]
     Phone(#[from] PhoneError),
-    #[error(transparent)]
-    History(#[from] history::HistoryError),
 }
 
 /// What a run did, per phone: rounds played.

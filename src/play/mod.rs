@@ -275,14 +275,8 @@ pub fn save_screenshot(
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    // A serial may be HOST:PORT; the name keeps to letters, digits, '.', '-' and '_'.
-    let serial: String = serial
-        .chars()
-        .map(|c| match c {
-            'a'..='z' | 'A'..='Z' | '0'..='9' | '.' | '-' | '_' => c,
-            _ => '_',
-        })
-        .collect();
+    // A serial may be HOST:PORT.
+    let serial = crate::files::safe_name(serial);
     std::fs::create_dir_all(dir)?;
     let stem = format!("scramblebot-{}-{serial}-{secs}", why.name());
     let (path, file) = new_file(dir, &stem)?;
@@ -635,6 +629,18 @@ pub async fn enter(
     let (done_tx, done) = watch::channel(false);
     // The score as the latest look read it, for the progress shown while words go in.
     let (seen_tx, seen_rx) = watch::channel(None::<u32>);
+    // A word of the plan acknowledged now, its stroke having taken `stroke`.
+    let record = |word: usize, stroke: Duration| {
+        if let Ok(mut log) = log.lock() {
+            let at = start.elapsed();
+            log.push(pacing::Entered {
+                at,
+                began: at.saturating_sub(stroke),
+                word,
+                points: words.get(word).map_or(0, |w| w.points),
+            });
+        }
+    };
     let round = async {
         let tx = entered_tx;
         let outcome = play_round(
@@ -645,15 +651,7 @@ pub async fn enter(
             stop.clone(),
             &mut |p| {
                 let _ = tx.send(p.entered);
-                if let Ok(mut log) = log.lock() {
-                    let at = start.elapsed();
-                    log.push(pacing::Entered {
-                        at,
-                        began: at.saturating_sub(p.stroke),
-                        word: p.entered - 1,
-                        points: words.get(p.entered - 1).map_or(0, |w| w.points),
-                    });
-                }
+                record(p.entered - 1, p.stroke);
                 on(Event::Progress(Progress {
                     points_seen: *seen_rx.borrow(),
                     ..p
@@ -703,10 +701,10 @@ pub async fn enter(
         base_sure: opts.score_at_start.is_some(),
         looks: Vec::new(),
     });
-    let pacing = std::sync::Mutex::new(pacing::Pacing::new(settings.gap.get()));
+    let mut pacing = pacing::Pacing::new(settings.gap.get());
     let pace = async {
         if let Some(w) = watch.as_mut() {
-            w.run(done, &log, &pacing, &settings.gap).await;
+            w.run(done, &log, Some((&mut pacing, &settings.gap))).await;
         }
     };
     let (outcome, score, ()) = tokio::join!(round, check, pace);
@@ -726,10 +724,7 @@ pub async fn enter(
                     .map(|(e, _)| e.word)
                     .collect(),
                 // No assignment fits the looks: the pacing's own suspects.
-                None => pacing
-                    .lock()
-                    .map(|p| p.suspects.clone())
-                    .unwrap_or_default(),
+                None => pacing.suspects.clone(),
             }
         }
         _ => Vec::new(),
@@ -753,9 +748,10 @@ pub async fn enter(
             .saturating_sub(later.freeze_adds * freezes)
             .max(later.last_freeze.unwrap_or_default());
         later.freeze_uses = later.freeze_uses.map(|n| n.saturating_sub(freezes));
-        let learned = settings.gap.get();
         later.gap = pacing::Gap::new(
-            learned
+            settings
+                .gap
+                .get()
                 .max(AGAIN_GAP)
                 .max(pacing::SETTLE + w.look_time() * 2),
         );
@@ -772,14 +768,8 @@ pub async fn enter(
                 &again,
                 stop.clone(),
                 &mut |p| {
-                    if let (Ok(mut log), Some(&word)) = (log.lock(), suspects.get(p.entered - 1)) {
-                        let at = start.elapsed();
-                        log.push(pacing::Entered {
-                            at,
-                            began: at.saturating_sub(p.stroke),
-                            word,
-                            points: words.get(word).map_or(0, |w| w.points),
-                        });
+                    if let Some(&word) = suspects.get(p.entered - 1) {
+                        record(word, p.stroke);
                     }
                 },
             )
@@ -787,9 +777,8 @@ pub async fn enter(
             let _ = done_tx.send(true);
             r
         };
-        // The pace is not learned from words spaced for judging.
-        let judging = pacing::Gap::new(later.gap.get());
-        let (second, ()) = tokio::join!(second, w.run(done, &log, &pacing, &judging));
+        // Looks for the verdicts only: the pace is not learned from words spaced for judging.
+        let (second, ()) = tokio::join!(second, w.run(done, &log, None));
         if let Ok(second) = second {
             outcome.words_entered += second.words_entered;
             outcome.words_entered_again = second.words_entered;
@@ -800,7 +789,6 @@ pub async fn enter(
                 outcome.error = second.error;
             }
         }
-        settings.gap.set(learned);
     }
     outcome.gap_ms = settings.gap.get().as_secs_f64() * 1e3;
     let first_touch = injector.first_touch().map(|t| t.into_std());
@@ -900,22 +888,19 @@ impl ScoreWatch<'_> {
         Some(gained)
     }
 
-    /// Looks until `done` turns true, pacing the words entered (`log`) to the game: `gap` is
-    /// set to the pause `pacing` asks for.
+    /// Looks until `done` turns true; with `pacing`, paces the words entered (`log`) to the
+    /// game: the gap is set to the pause the pacing asks for.
     async fn run(
         &mut self,
         mut done: watch::Receiver<bool>,
         log: &std::sync::Mutex<Vec<pacing::Entered>>,
-        pacing: &std::sync::Mutex<pacing::Pacing>,
-        gap: &pacing::Gap,
+        mut pacing: Option<(&mut pacing::Pacing, &pacing::Gap)>,
     ) {
         while !*done.borrow() {
             let began = self.start.elapsed();
-            if let Some(gained) = self.look(log).await {
+            if let (Some(gained), Some((p, gap))) = (self.look(log).await, pacing.as_mut()) {
                 let log = log.lock().map(|l| l.clone()).unwrap_or_default();
-                if let Ok(mut p) = pacing.lock() {
-                    gap.set(p.look(&log, began, gained));
-                }
+                gap.set(p.look(&log, began, gained));
             }
             tokio::select! {
                 _ = tokio::time::sleep(PACE_LOOK_EVERY) => {}
