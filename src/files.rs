@@ -1,9 +1,46 @@
 //! Reading the files a user hands the bot, each with a bound that fits its kind: a device
 //! that never ends (`/dev/zero`), a huge file given by mistake or a sparse one is refused
-//! promptly, with the bound in the message, and never read past it into memory.
+//! promptly, with the bound in the message, and never read past it into memory. And writing
+//! a file whole ([`replace`]): a reader sees the old one or the new one, never half, and a
+//! full disk leaves no empty file behind.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
+
+/// Whether [`replace`] waits for the new file to reach the disk before it takes the old one's
+/// place (so a crash leaves one or the other), or lets the system write it when it will (for
+/// a file rewritten many times a second).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sync {
+    Durable,
+    Lazy,
+}
+
+/// Writes `bytes` as the whole of `path` (its directory made if missing): to a temporary file
+/// beside it, then renamed over it. On any failure (a full disk among them) the temporary
+/// file is removed and the old file, if any, is untouched.
+pub fn replace(path: &Path, bytes: &[u8], sync: Sync) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir)?;
+    }
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        if sync == Sync::Durable {
+            f.sync_all()?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
 
 /// What a file holds, and the most of it the bot reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -61,25 +61,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
 
 /// `write_atomic`, its error the I/O one.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    if let Some(dir) = dir {
-        std::fs::create_dir_all(dir)?;
-    }
-    let name = path
-        .file_name()
-        .map_or_else(|| "state".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    crate::files::replace(path, bytes, crate::files::Sync::Durable)
 }
 
 /// The bot's state directory.

@@ -85,19 +85,28 @@ impl Message {
     /// The message as bytes, checksum always filled in (older hosts check it).
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEADER_LEN + self.payload.len());
-        for v in [
-            self.command.0,
-            self.arg0,
-            self.arg1,
-            self.payload.len() as u32,
-            checksum(&self.payload),
-            self.command.0 ^ 0xffff_ffff,
-        ] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
+        out.extend_from_slice(&header(self.command, self.arg0, self.arg1, &self.payload));
         out.extend_from_slice(&self.payload);
         out
     }
+}
+
+/// The header of a message carrying `payload`, to be sent right before it (so a payload is
+/// sent from where it lies, not copied into a message).
+pub fn header(command: Command, arg0: u32, arg1: u32, payload: &[u8]) -> [u8; HEADER_LEN] {
+    let mut out = [0u8; HEADER_LEN];
+    let fields = [
+        command.0,
+        arg0,
+        arg1,
+        payload.len() as u32,
+        checksum(payload),
+        command.0 ^ 0xffff_ffff,
+    ];
+    for (at, v) in out.chunks_exact_mut(4).zip(fields) {
+        at.copy_from_slice(&v.to_le_bytes());
+    }
+    out
 }
 
 /// The payload checksum: the unsigned sum of its bytes.

@@ -245,9 +245,31 @@ fn help_describes_the_board_syntax() {
     );
 }
 
+/// A `sim` child's output lines after the first, the first (where it listens) and the
+/// address in it. Keep the lines while the child runs: it writes to them.
+type Lines = std::io::Lines<std::io::BufReader<std::process::ChildStdout>>;
+fn sim_listening(child: &mut std::process::Child) -> (Lines, String, std::net::SocketAddr) {
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr = first
+        .rsplit(' ')
+        .next()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("an address in {first:?}"));
+    (lines, first, addr)
+}
+
+fn sigterm(child: &std::process::Child) {
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+}
+
 #[test]
 fn sim_serves_until_sigterm_and_leaves_its_report() {
-    use std::io::BufRead;
     let report = temp_file("sim-report.json", b"");
     std::fs::remove_file(&report).unwrap();
     let mut child = common::bin()
@@ -266,13 +288,7 @@ fn sim_serves_until_sigterm_and_leaves_its_report() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("the binary runs");
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let addr: std::net::SocketAddr = first
-        .rsplit(' ')
-        .next()
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("an address in {first:?}"));
+    let (_lines, first, addr) = sim_listening(&mut child);
     assert!(
         first.contains("pixel") && first.contains("sdk 33"),
         "{first}"
@@ -292,16 +308,62 @@ fn sim_serves_until_sigterm_and_leaves_its_report() {
     assert_eq!(r.strokes.len(), 4, "{r:?}");
     assert_eq!(r.found, ["cat"], "{r:?}");
     assert!(r.first_touch_after_screenshot_ms.unwrap() > 0.0, "{r:?}");
-    let kill = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    sigterm(&child);
     let status = child.wait().unwrap();
     assert!(status.success(), "{status}");
     let r = read();
     assert_eq!(r.model.as_deref(), Some("pixel"));
     assert_eq!(r.board, "CATS/XXXX/XXXX/XXXX");
+}
+
+/// A disk that fills (here a file size limit of 1 kB, `ulimit -f 1`, which fails writes as a
+/// full disk does) leaves the sim's report whole or absent: never a cut one, never an empty
+/// one, never a temporary file beside it. Before, a 1 kB `.json.tmp` was left behind.
+#[test]
+fn sim_on_a_full_disk_leaves_no_cut_report() {
+    let dir = std::env::temp_dir().join(format!("scramblebot-full-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("report.json");
+    // SIGXFSZ ignored, as the exec'd program inherits it: a write past the limit then fails
+    // with EFBIG instead of killing the process.
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 1; exec \"$0\" sim --port 0 --round-secs 300 --report '{}'",
+        report.display()
+    );
+    let mut child = Command::new("bash")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_scramblebot")])
+        .env("XDG_STATE_HOME", &dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash runs");
+    let (_lines, _, addr) = sim_listening(&mut child);
+    // Strokes make the report grow past the limit.
+    let mut host = common::Host::ready(addr);
+    for i in 0..12 {
+        host.exec(&format!(
+            "input swipe {} 700 {} 900 50",
+            100 + 20 * i,
+            300 + 20 * i
+        ));
+    }
+    sigterm(&child);
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{}: {stderr}", out.status);
+    assert!(stderr.contains("cannot write the report"), "{stderr}");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "scramblebot")
+        .collect();
+    assert!(names.iter().all(|n| n == "report.json"), "{names:?}");
+    if let Ok(bytes) = std::fs::read(&report) {
+        let whole: Result<scramblebot::sim::game::Report, _> = serde_json::from_slice(&bytes);
+        assert!(whole.is_ok(), "a cut report of {} bytes", bytes.len());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -1704,11 +1766,7 @@ fn sim_serves_several_phones_each_with_its_model_and_report() {
             "{line}"
         );
     }
-    let kill = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    sigterm(&child);
     assert!(child.wait().unwrap().success());
     for (i, model) in ["pixel", "small", "nexus7"].iter().enumerate() {
         let report: scramblebot::sim::game::Report =

@@ -6,19 +6,25 @@
 //! writes faster than the host acknowledges blocks, and the host's input is acknowledged only
 //! once the service has read it. So nothing a peer sends can make the sim hold more than a few
 //! messages' worth of memory per stream, and bad traffic ends only the connection it came on.
+//!
+//! What bounds it in all ([`Limits`]): connections served at once, streams open at once on all
+//! of them, and a deadline for each message a host begins (and for its handshake), so a host
+//! that drips bytes cannot keep a slot. When every slot is taken, a host that has not finished
+//! its handshake or its message makes room for a new one, so a real host still gets in.
+//! Refusals are logged at most once per [`WARN_EVERY`], with the count.
 
 use std::collections::HashMap;
 use std::io::{self, Read};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::TrySendError;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::device::Device;
 use super::service::{self, Service};
-use super::stream::Link;
+use super::stream::{Budget, Link};
 use crate::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION, WireError};
 
 /// Streams one connection may hold open at once; more are refused, as a busy adbd would.
@@ -26,24 +32,32 @@ const MAX_STREAMS: usize = 64;
 /// Host writes one stream may have waiting to be read. The host may send one write before our
 /// acknowledgement; a host that sends more is breaking the protocol.
 const INPUT_QUEUE: usize = 4;
+/// The least time between two warnings of the same kind; the ones between are counted.
+pub const WARN_EVERY: Duration = Duration::from_secs(10);
 
 /// What one adbd allows its hosts, so that no peer can make it hold threads or memory
 /// without bound.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Connections served at once; one past this is closed as soon as it is accepted.
+    /// Connections served at once. One past this takes the place of a host that has not
+    /// finished its handshake or a message, or is closed as soon as it is accepted.
     pub connections: usize,
-    /// How long a host may take to finish a message it has begun, or to send its first one
-    /// (the handshake); a connection idle between messages is kept.
+    /// Streams open at once on all connections together (each a service with up to a
+    /// payload of output buffered); more are refused.
+    pub streams: usize,
+    /// How long a host may take over its handshake, over any one message it has begun, and
+    /// over reading what the phone sends it; a connection idle between messages is kept.
     pub stall: Duration,
 }
 
 impl Default for Limits {
     /// A real adbd serves one adb server and a few tools; a slow link still sends a 24-byte
-    /// header or a 1 MiB payload within seconds.
+    /// header or a 1 MiB payload within seconds. 128 streams of at most a 1 MiB payload each
+    /// keep the phone's buffers under about 128 MiB whatever its hosts open.
     fn default() -> Limits {
         Limits {
             connections: 64,
+            streams: 128,
             stall: Duration::from_secs(10),
         }
     }
@@ -57,8 +71,70 @@ pub struct Adbd {
     accept: Option<JoinHandle<()>>,
 }
 
-/// A clone of every live connection's socket, by connection number, so `Drop` can end them.
-type Connections = Arc<Mutex<HashMap<u64, TcpStream>>>;
+/// Every live connection, by number, so `Drop` can end them and a new host can take the
+/// place of one that is not done with its handshake or a message.
+type Connections = Arc<Mutex<HashMap<u64, Slot>>>;
+
+/// A live connection as the accept loop sees it.
+struct Slot {
+    /// A clone of its socket.
+    socket: TcpStream,
+    /// Since when (milliseconds after `Unsettled::epoch`, plus one) the host has been in the
+    /// middle of its handshake or a message; 0 while it is idle between messages.
+    unsettled: Arc<AtomicU64>,
+}
+
+/// Where a connection marks itself unsettled, in time since its adbd started.
+#[derive(Clone)]
+struct Unsettled {
+    epoch: Instant,
+    since: Arc<AtomicU64>,
+}
+
+impl Unsettled {
+    fn set(&self, unsettled: bool) {
+        let value = if unsettled {
+            self.epoch.elapsed().as_millis() as u64 + 1
+        } else {
+            0
+        };
+        // Only the first moment counts: a host is unsettled since it began.
+        if !unsettled || self.since.load(Ordering::Relaxed) == 0 {
+            self.since.store(value, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A warning said at most once per `WARN_EVERY`; the ones held back meanwhile are counted
+/// and said with the next.
+#[derive(Debug, Default)]
+pub struct Hush {
+    last: Option<Instant>,
+    held: usize,
+}
+
+impl Hush {
+    /// Whether to say a warning at `now`, and how many were held back before it.
+    pub fn say(&mut self, now: Instant) -> Option<usize> {
+        if self
+            .last
+            .is_some_and(|last| now.duration_since(last) < WARN_EVERY)
+        {
+            self.held += 1;
+            return None;
+        }
+        self.last = Some(now);
+        Some(std::mem::take(&mut self.held))
+    }
+}
+
+/// " (and N more like it since the last warning)", or nothing.
+fn held_back(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        n => format!(" (and {n} more like it since the last warning)"),
+    }
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -109,7 +185,7 @@ impl Drop for Adbd {
             let _ = accept.join();
         }
         for (_, c) in lock(&self.connections).drain() {
-            let _ = c.shutdown(Shutdown::Both);
+            let _ = c.socket.shutdown(Shutdown::Both);
         }
     }
 }
@@ -121,32 +197,69 @@ fn accept_loop(
     connections: Connections,
     limits: Limits,
 ) {
+    let epoch = Instant::now();
+    let budget = Budget::new(limits.streams);
+    let mut refusals = Hush::default();
+    let mut evictions = Hush::default();
     for (number, stream) in (0u64..).zip(listener.incoming()) {
         if stop.load(Ordering::SeqCst) {
             break;
         }
         let Ok(stream) = stream else { continue };
-        if lock(&connections).len() >= limits.connections {
-            tracing::warn!(
-                peer = ?stream.peer_addr().ok(),
-                "refusing a connection: {} are open already",
-                limits.connections
-            );
-            let _ = stream.shutdown(Shutdown::Both);
-            continue;
+        let peer = stream.peer_addr().ok();
+        {
+            let mut live = lock(&connections);
+            if live.len() >= limits.connections {
+                match make_room(&mut live, epoch) {
+                    Some(waited) => {
+                        if let Some(held) = evictions.say(Instant::now()) {
+                            tracing::info!(
+                                ?peer,
+                                "all {} connections are taken: closing one that has been in the middle of its handshake or a message for {waited:?} to serve a new one{}",
+                                limits.connections,
+                                held_back(held)
+                            );
+                        }
+                    }
+                    None => {
+                        if let Some(held) = refusals.say(Instant::now()) {
+                            tracing::warn!(
+                                ?peer,
+                                "refusing a connection: {} are open already{}",
+                                limits.connections,
+                                held_back(held)
+                            );
+                        }
+                        let _ = stream.shutdown(Shutdown::Both);
+                        continue;
+                    }
+                }
+            }
         }
         let _ = stream.set_nodelay(true);
         let Ok(clone) = stream.try_clone() else {
             continue;
         };
-        lock(&connections).insert(number, clone);
+        let unsettled = Unsettled {
+            epoch,
+            since: Arc::new(AtomicU64::new(0)),
+        };
+        // Unsettled from the start: a host owes its handshake.
+        unsettled.set(true);
+        lock(&connections).insert(
+            number,
+            Slot {
+                socket: clone,
+                unsettled: unsettled.since.clone(),
+            },
+        );
         let live = connections.clone();
         let device = device.clone();
+        let budget = budget.clone();
         let spawned = std::thread::Builder::new()
             .name("adbd-conn".into())
             .spawn(move || {
-                let peer = stream.peer_addr().ok();
-                match serve(&stream, device, limits.stall) {
+                match serve(&stream, device, budget, limits.stall, unsettled) {
                     Ok(()) => tracing::debug!(?peer, "host disconnected"),
                     Err(e) => tracing::info!(?peer, "connection closed: {e}"),
                 }
@@ -158,10 +271,23 @@ fn accept_loop(
         if let Err(e) = spawned {
             tracing::warn!("cannot serve a connection: {e}");
             if let Some(c) = lock(&connections).remove(&number) {
-                let _ = c.shutdown(Shutdown::Both);
+                let _ = c.socket.shutdown(Shutdown::Both);
             }
         }
     }
+}
+
+/// Closes the connection that has been unsettled longest, if any is, and says for how long.
+fn make_room(live: &mut HashMap<u64, Slot>, epoch: Instant) -> Option<Duration> {
+    let (&number, since) = live
+        .iter()
+        .map(|(n, slot)| (n, slot.unsettled.load(Ordering::Relaxed)))
+        .filter(|&(_, since)| since > 0)
+        .min_by_key(|&(_, since)| since)?;
+    let slot = live.remove(&number)?;
+    let _ = slot.socket.shutdown(Shutdown::Both);
+    let began = Duration::from_millis(since - 1);
+    Some(epoch.elapsed().saturating_sub(began))
 }
 
 /// Why a connection ended early.
@@ -173,24 +299,31 @@ pub enum ConnectionError {
     UnknownStream(Command, u32),
     #[error("the host wrote to stream {0} again and again without waiting for acknowledgements")]
     Flooded(u32),
-    #[error("the host sent {0} bytes of a message and then nothing for {1:?}")]
+    #[error("the host had sent {0} bytes of a message and did not finish it within {1:?}")]
     Stalled(usize, Duration),
-    #[error("the host sent no handshake within {0:?}")]
+    #[error("the host did not finish its handshake within {0:?}")]
     NoHandshake(Duration),
     #[error(transparent)]
     Io(#[from] io::Error),
 }
 
-fn serve(socket: &TcpStream, device: Arc<Device>, stall: Duration) -> Result<(), ConnectionError> {
-    socket.set_read_timeout(Some(stall))?;
-    let link = Arc::new(Link::new(socket.try_clone()?));
+fn serve(
+    socket: &TcpStream,
+    device: Arc<Device>,
+    budget: Arc<Budget>,
+    stall: Duration,
+    unsettled: Unsettled,
+) -> Result<(), ConnectionError> {
+    // A host that stops reading what we send is given as long as one that stops sending.
+    socket.set_write_timeout(Some(stall))?;
+    let link = Arc::new(Link::new(socket.try_clone()?, budget));
     let mut conn = Connection {
         device,
         link: link.clone(),
         connected: false,
         next_id: 1,
     };
-    let result = conn.read_loop(socket);
+    let result = conn.read_loop(socket, stall, &unsettled);
     link.close_all();
     result
 }
@@ -204,38 +337,72 @@ struct Connection {
 }
 
 impl Connection {
-    fn read_loop(&mut self, mut socket: &TcpStream) -> Result<(), ConnectionError> {
+    /// Reads and handles messages until the host leaves. A host has `stall` for its
+    /// handshake and for each message from its first byte to its last; between messages it
+    /// may stay quiet as long as it likes.
+    fn read_loop(
+        &mut self,
+        mut socket: &TcpStream,
+        stall: Duration,
+        unsettled: &Unsettled,
+    ) -> Result<(), ConnectionError> {
         let mut decoder = Decoder::default();
         let mut buf = vec![0u8; 64 * 1024];
+        let accepted = Instant::now();
+        let mut began = None;
         loop {
+            let deadline = match (self.connected, began) {
+                (false, _) => Some(accepted + stall),
+                (true, Some(began)) => Some(began + stall),
+                (true, None) => None,
+            };
+            if let Some(deadline) = deadline {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(self.late(decoder.pending(), stall));
+                }
+                socket.set_read_timeout(Some(left))?;
+            } else {
+                socket.set_read_timeout(None)?;
+            }
             let want = decoder.wanted().min(buf.len());
             let n = match socket.read(&mut buf[..want]) {
                 Ok(0) => return Ok(()),
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                // The read timeout is the stall limit: a message begun must be finished, and
-                // a host must shake hands; between messages a host may stay quiet.
                 Err(e)
                     if matches!(
                         e.kind(),
                         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                     ) =>
                 {
-                    let stall = socket.read_timeout()?.unwrap_or_default();
-                    if decoder.pending() > 0 {
-                        return Err(ConnectionError::Stalled(decoder.pending(), stall));
-                    }
-                    if !self.connected {
-                        return Err(ConnectionError::NoHandshake(stall));
-                    }
-                    continue;
+                    return Err(self.late(decoder.pending(), stall));
                 }
                 Err(e) => return Err(e.into()),
             };
+            if decoder.pending() == 0 {
+                began = Some(Instant::now());
+                unsettled.set(true);
+            }
             decoder.feed(&buf[..n]);
             while let Some(msg) = decoder.decode()? {
                 self.handle(msg)?;
             }
+            if decoder.pending() == 0 {
+                began = None;
+                if self.connected {
+                    unsettled.set(false);
+                }
+            }
+        }
+    }
+
+    /// Why a host that ran out of time is dropped.
+    fn late(&self, pending: usize, stall: Duration) -> ConnectionError {
+        if self.connected {
+            ConnectionError::Stalled(pending, stall)
+        } else {
+            ConnectionError::NoHandshake(stall)
         }
     }
 
@@ -312,8 +479,10 @@ impl Connection {
             _ => None,
         };
         let local = self.next_id;
+        let Some(io) = self.link.open_stream(local, remote, INPUT_QUEUE) else {
+            return Ok(refuse("too many streams open on all connections")?);
+        };
         self.next_id += 1;
-        let io = self.link.open_stream(local, remote, INPUT_QUEUE);
         self.link
             .send(&Message::new(Command::OKAY, local, remote, Vec::new()))?;
         if let Some(listener) = listener {
@@ -334,5 +503,25 @@ impl Connection {
             tracing::warn!("cannot start a service thread: {e}");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_warning_is_said_once_a_window_with_the_count_held_back() {
+        let mut hush = Hush::default();
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        assert_eq!(hush.say(at(0)), Some(0));
+        assert_eq!(hush.say(at(1)), None);
+        assert_eq!(hush.say(at(9_999)), None);
+        assert_eq!(hush.say(at(10_000)), Some(2));
+        assert_eq!(hush.say(at(10_001)), None);
+        assert_eq!(hush.say(at(30_000)), Some(1));
+        assert_eq!(held_back(0), "");
+        assert_eq!(held_back(2), " (and 2 more like it since the last warning)");
     }
 }

@@ -193,8 +193,8 @@ impl Device {
         // once replaced the machine's /dev/null with a file.
         let regular = std::fs::metadata(path).map_or(true, |m| m.is_file());
         let written = if regular {
-            let tmp = path.with_extension("json.tmp");
-            std::fs::write(&tmp, text + "\n").and_then(|()| std::fs::rename(&tmp, path))
+            // Rewritten after every word: the system writes it to disk when it will.
+            crate::files::replace(path, (text + "\n").as_bytes(), crate::files::Sync::Lazy)
         } else {
             std::fs::write(path, text + "\n")
         };

@@ -91,7 +91,7 @@ pub fn run(device: &Arc<Device>, service: Service, mut io: StreamIo) {
         }
         Service::Exec(cmd) => shell::serve(device, io, &cmd, Framing::Raw),
         Service::Framebuffer => {
-            let _ = io.write_all(&framebuffer(device));
+            let _ = framebuffer(device, &mut io);
         }
         Service::Sync => sync::serve(device, io),
         // Handed to the port's listener by adbd; nothing runs here.
@@ -99,11 +99,12 @@ pub fn run(device: &Arc<Device>, service: Service, mut io: StreamIo) {
     }
 }
 
-/// The `framebuffer:` answer: a header (version, bpp, from version 2 the colour space, size,
-/// width, height, then offset and length of red, blue, green, alpha), then RGBA rows. adbd
-/// builds it from screencap's output, so the version follows screencap's header: 1 before
-/// Android 8, 2 (with the data space as colour space) after.
-pub fn framebuffer(device: &Device) -> Vec<u8> {
+/// Writes the `framebuffer:` answer: a header (version, bpp, from version 2 the colour space,
+/// size, width, height, then offset and length of red, blue, green, alpha), then RGBA rows
+/// (the screen's own, not copied). adbd builds it from screencap's output, so the version
+/// follows screencap's header: 1 before Android 8, 2 (with the data space as colour space)
+/// after.
+pub fn framebuffer(device: &Device, to: &mut impl Write) -> std::io::Result<()> {
     let img = device.screenshot();
     let (w, h) = img.dimensions();
     let size = w * h * 4;
@@ -114,12 +115,9 @@ pub fn framebuffer(device: &Device) -> Vec<u8> {
         vec![1, 32, size, w, h]
     };
     header.extend_from_slice(&channels);
-    let mut out = Vec::with_capacity(header.len() * 4 + size as usize);
-    for v in header {
-        out.extend_from_slice(&u32::to_le_bytes(v));
-    }
-    out.extend_from_slice(img.as_raw());
-    out
+    let header: Vec<u8> = header.into_iter().flat_map(u32::to_le_bytes).collect();
+    to.write_all(&header)?;
+    to.write_all(img.as_raw())
 }
 
 #[cfg(test)]

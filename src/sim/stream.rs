@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use crate::wire::{Command, Message};
+use crate::wire::{Command, Message, header};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -20,6 +20,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// of every open stream.
 pub struct Link {
     socket: Mutex<TcpStream>,
+    budget: Arc<Budget>,
     max_payload: AtomicUsize,
     streams: Mutex<HashMap<u32, StreamState>>,
     /// Signalled when a stream is acknowledged or closed.
@@ -34,19 +35,34 @@ struct StreamState {
 }
 
 impl Link {
-    /// A link writing to `socket`, with no stream open yet.
-    pub fn new(socket: TcpStream) -> Link {
+    /// A link writing to `socket`, with no stream open yet, its streams counted in `budget`.
+    pub fn new(socket: TcpStream, budget: Arc<Budget>) -> Link {
         Link {
             socket: Mutex::new(socket),
+            budget,
             max_payload: AtomicUsize::new(4096),
             streams: Mutex::new(HashMap::new()),
             changed: Condvar::new(),
         }
     }
 
-    /// Sends one message to the host.
+    /// Sends one message to the host. A message that could not be sent whole (the host
+    /// stopped reading for longer than the socket's write timeout, or left) leaves the
+    /// connection unusable, so the socket is shut down and the connection ends.
     pub fn send(&self, m: &Message) -> io::Result<()> {
-        lock(&self.socket).write_all(&m.encode())
+        self.send_parts(m.command, m.arg0, m.arg1, &m.payload)
+    }
+
+    /// `send` of a message carrying `payload`, written from where it lies.
+    fn send_parts(&self, command: Command, arg0: u32, arg1: u32, payload: &[u8]) -> io::Result<()> {
+        let mut socket = lock(&self.socket);
+        let sent = socket
+            .write_all(&header(command, arg0, arg1, payload))
+            .and_then(|()| socket.write_all(payload));
+        if sent.is_err() {
+            let _ = socket.shutdown(std::net::Shutdown::Both);
+        }
+        sent
     }
 
     /// Ends every stream (the connection is gone): their services see end of input and
@@ -73,8 +89,14 @@ impl Link {
     }
 
     /// Opens stream `local` to the host's `remote`, with room for `queue` host writes not yet
-    /// read.
-    pub fn open_stream(self: &Arc<Self>, local: u32, remote: u32, queue: usize) -> StreamIo {
+    /// read; `None` when the budget of streams open on every connection is spent.
+    pub fn open_stream(
+        self: &Arc<Self>,
+        local: u32,
+        remote: u32,
+        queue: usize,
+    ) -> Option<StreamIo> {
+        let ticket = self.budget.take()?;
         let (tx, rx) = std::sync::mpsc::sync_channel(queue);
         lock(&self.streams).insert(
             local,
@@ -83,7 +105,7 @@ impl Link {
                 input: tx,
             },
         );
-        StreamIo {
+        Some(StreamIo {
             link: self.clone(),
             local,
             remote,
@@ -91,7 +113,8 @@ impl Link {
             read_buf: Vec::new(),
             read_pos: 0,
             write_buf: Vec::new(),
-        }
+            _ticket: ticket,
+        })
     }
 
     /// The host acknowledged our last write on stream `id`.
@@ -135,6 +158,50 @@ pub struct StreamIo {
     read_buf: Vec<u8>,
     read_pos: usize,
     write_buf: Vec<u8>,
+    /// This stream's place in the budget, given back when it is dropped.
+    _ticket: Ticket,
+}
+
+/// How many streams may be open at once on all of an adbd's connections together. Each holds
+/// a service (a thread) and up to a payload of output and a few of input, so this bounds the
+/// phone's memory and threads whatever its hosts do.
+#[derive(Debug)]
+pub struct Budget {
+    open: AtomicUsize,
+    max: usize,
+}
+
+impl Budget {
+    pub fn new(max: usize) -> Arc<Budget> {
+        Arc::new(Budget {
+            open: AtomicUsize::new(0),
+            max,
+        })
+    }
+
+    /// Streams open now.
+    pub fn open(&self) -> usize {
+        self.open.load(Ordering::SeqCst)
+    }
+
+    fn take(self: &Arc<Self>) -> Option<Ticket> {
+        self.open
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Ticket(self.clone()))
+    }
+}
+
+/// One stream's place in a [`Budget`].
+#[derive(Debug)]
+struct Ticket(Arc<Budget>);
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl StreamIo {
@@ -175,12 +242,8 @@ impl StreamIo {
             }
         }
         drop(streams);
-        self.link.send(&Message::new(
-            Command::WRTE,
-            self.local,
-            self.remote,
-            chunk.to_vec(),
-        ))
+        self.link
+            .send_parts(Command::WRTE, self.local, self.remote, chunk)
     }
 
     fn max_payload(&self) -> usize {
@@ -206,15 +269,19 @@ impl Read for StreamIo {
 }
 
 impl Write for StreamIo {
+    /// Takes at most what fills the payload being gathered, and sends it once full, so a
+    /// stream never holds more than one payload of output however much a service writes.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let max = self.max_payload();
-        self.write_buf.extend_from_slice(buf);
-        while self.write_buf.len() >= max {
-            let rest = self.write_buf.split_off(max);
-            let full = std::mem::replace(&mut self.write_buf, rest);
-            self.send_chunk(&full)?;
+        if self.write_buf.len() >= max {
+            self.flush()?;
         }
-        Ok(buf.len())
+        let n = buf.len().min(max.saturating_sub(self.write_buf.len()));
+        self.write_buf.extend_from_slice(&buf[..n]);
+        if self.write_buf.len() >= max {
+            self.flush()?;
+        }
+        Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -288,6 +288,23 @@ impl Host {
         }
     }
 
+    /// The stream's next write (acknowledged), or None once the phone closes it.
+    pub fn read_chunk(&mut self, s: &mut Stream) -> Option<Vec<u8>> {
+        if !s.pending.is_empty() {
+            return Some(std::mem::take(&mut s.pending));
+        }
+        let m = self.recv().expect("more output or the stream's end");
+        assert_eq!(m.arg1, s.local, "{m:?}");
+        match m.command {
+            Command::WRTE => {
+                self.send(Message::new(Command::OKAY, s.local, s.remote, Vec::new()));
+                Some(m.payload)
+            }
+            Command::CLSE => None,
+            other => panic!("unexpected {other:?} on a stream"),
+        }
+    }
+
     /// Reads one line from a stream.
     pub fn read_line(&mut self, s: &mut Stream) -> String {
         self.next_line(s)

@@ -51,20 +51,26 @@ struct Term {
 }
 
 impl Term {
+    /// Writes `data` a piece at a time (a packet each under v2), so that a screenful of
+    /// pixels through a terminal is never copied whole.
     fn write(&mut self, fd: u8, data: &[u8]) -> io::Result<()> {
+        const PIECE: usize = 64 * 1024;
         let pty = matches!(self.framing, Framing::Pty | Framing::V2 { pty: true });
-        let owned;
-        let data = if pty {
-            owned = crlf(data);
-            &owned[..]
-        } else {
-            data
-        };
-        if let Framing::V2 { .. } = self.framing {
-            self.io.write_all(&[fd])?;
-            self.io.write_all(&(data.len() as u32).to_le_bytes())?;
+        for piece in data.chunks(PIECE) {
+            let owned;
+            let piece = if pty {
+                owned = crlf(piece);
+                &owned[..]
+            } else {
+                piece
+            };
+            if let Framing::V2 { .. } = self.framing {
+                self.io.write_all(&[fd])?;
+                self.io.write_all(&(piece.len() as u32).to_le_bytes())?;
+            }
+            self.io.write_all(piece)?;
         }
-        self.io.write_all(data)
+        Ok(())
     }
 
     /// Reads stdin: raw bytes, or the stdin packets of shell protocol v2.
@@ -897,41 +903,60 @@ fn screencap(ctx: &mut Ctx, args: &[String]) -> i32 {
         png = true;
     }
     let img = ctx.device.screenshot();
-    let bytes = if png {
-        let mut buf = Vec::new();
-        let encoded = image::codecs::png::PngEncoder::new(&mut buf);
-        if let Err(e) = image::ImageEncoder::write_image(
-            encoded,
-            img.as_raw(),
-            img.width(),
-            img.height(),
-            image::ExtendedColorType::Rgba8,
-        ) {
-            let _ = writeln!(ctx.err, "screencap: {e}");
-            return 1;
-        }
-        buf
-    } else {
-        raw_screencap(ctx.device.model().sdk(), &img)
-    };
-    match file {
-        Some(path) => match ctx.device.write_file(&path, &bytes, false) {
-            Ok(()) => 0,
+    let sdk = ctx.device.model().sdk();
+    let Some(path) = file else {
+        // Straight to the stream: the pixels are the screen's own (shared), never copied.
+        let written = if png {
+            write_png(&img, &mut *ctx.out)
+        } else {
+            ctx.out
+                .write_all(&raw_header(sdk, &img))
+                .and_then(|()| ctx.out.write_all(img.as_raw()))
+                .map_err(image::ImageError::IoError)
+        };
+        // A host that closed the stream is not told why.
+        return match written {
+            Err(image::ImageError::IoError(_)) | Ok(()) => 0,
             Err(e) => {
-                let _ = writeln!(ctx.err, "Error opening file: {path} ({e})");
+                let _ = writeln!(ctx.err, "screencap: {e}");
                 1
             }
-        },
-        None => {
-            let _ = ctx.out.write_all(&bytes);
-            0
+        };
+    };
+    let mut bytes = Vec::new();
+    let written = if png {
+        write_png(&img, &mut bytes)
+    } else {
+        bytes = raw_screencap(sdk, &img);
+        Ok(())
+    };
+    if let Err(e) = written {
+        let _ = writeln!(ctx.err, "screencap: {e}");
+        return 1;
+    }
+    match ctx.device.write_file(&path, &bytes, false) {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(ctx.err, "Error opening file: {path} ({e})");
+            1
         }
     }
 }
 
-/// A raw screencap dump: 12-byte header before Android 8 (sdk 26), 16-byte after.
-pub fn raw_screencap(sdk: u32, img: &image::RgbaImage) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + img.as_raw().len());
+fn write_png(img: &image::RgbaImage, to: impl Write) -> image::ImageResult<()> {
+    image::ImageEncoder::write_image(
+        image::codecs::png::PngEncoder::new(to),
+        img.as_raw(),
+        img.width(),
+        img.height(),
+        image::ExtendedColorType::Rgba8,
+    )
+}
+
+/// A raw screencap's header: width, height, pixel format 1 (RGBA_8888), and from Android 8
+/// (sdk 26) the data space.
+fn raw_header(sdk: u32, img: &image::RgbaImage) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16);
     out.extend_from_slice(&img.width().to_le_bytes());
     out.extend_from_slice(&img.height().to_le_bytes());
     out.extend_from_slice(&1u32.to_le_bytes());
@@ -939,6 +964,12 @@ pub fn raw_screencap(sdk: u32, img: &image::RgbaImage) -> Vec<u8> {
         // HAL_DATASPACE_SRGB? Android reports 0 (unknown) for most screens.
         out.extend_from_slice(&0u32.to_le_bytes());
     }
+    out
+}
+
+/// A raw screencap dump: 12-byte header before Android 8 (sdk 26), 16-byte after.
+pub fn raw_screencap(sdk: u32, img: &image::RgbaImage) -> Vec<u8> {
+    let mut out = raw_header(sdk, img);
     out.extend_from_slice(img.as_raw());
     out
 }
