@@ -76,18 +76,21 @@ impl<'t> Built<'t> {
         mode: Mode,
         rules: &Rules,
     ) -> Result<Figure, BenchError> {
-        self.measure_list(set.name(), &set.boards(boards, seed), mode, rules)
+        self.measure_list(set.name(), &set.boards(boards, seed), mode, rules, &|_| {})
     }
 
-    /// `measure` on the boards of `list`, reported as the set `name`.
+    /// `measure` on the boards of `list`, reported as the set `name`; `progress` is told of
+    /// boards solved as the passes go (every [`PROGRESS_EVERY`] boards, `list.len() * (1 +
+    /// PASSES)` in all), so that a long file shows it is moving.
     pub fn measure_list(
         &self,
         name: &'static str,
         list: &[crate::Board],
         mode: Mode,
         rules: &Rules,
+        progress: &dyn Fn(usize),
     ) -> Result<Figure, BenchError> {
-        let (tally, elapsed) = self.run(list, mode, rules, PASSES)?;
+        let (tally, elapsed) = self.run(list, mode, rules, PASSES, progress)?;
         let seconds = elapsed.as_secs_f64();
         Ok(Figure {
             set: name,
@@ -111,12 +114,19 @@ impl<'t> Built<'t> {
         mode: Mode,
         rules: &Rules,
     ) -> (u64, u64) {
-        self.answers_list(&set.boards(boards, seed), mode, rules)
+        self.answers_list(&set.boards(boards, seed), mode, rules, &|_| {})
     }
 
-    /// `answers` on the boards of `list`.
-    pub fn answers_list(&self, list: &[crate::Board], mode: Mode, rules: &Rules) -> (u64, u64) {
-        match self.run(list, mode, rules, 0) {
+    /// `answers` on the boards of `list`, telling `progress` as `measure_list` does (one
+    /// pass: `list.len()` boards in all).
+    pub fn answers_list(
+        &self,
+        list: &[crate::Board],
+        mode: Mode,
+        rules: &Rules,
+        progress: &dyn Fn(usize),
+    ) -> (u64, u64) {
+        match self.run(list, mode, rules, 0, progress) {
             Ok((sum, _)) => sum,
             // Without timed passes there is nothing to disagree with the first.
             Err(BenchError::Inconsistent { first, .. }) => first,
@@ -129,11 +139,12 @@ impl<'t> Built<'t> {
         mode: Mode,
         rules: &Rules,
         passes: usize,
+        progress: &dyn Fn(usize),
     ) -> Result<((u64, u64), Duration), BenchError> {
         match self {
-            Built::Trie(t) => time(*t, list, mode, rules, passes),
-            Built::Sorted(s) => time(s, list, mode, rules, passes),
-            Built::Prefixes(p) => time(p, list, mode, rules, passes),
+            Built::Trie(t) => time(*t, list, mode, rules, passes, progress),
+            Built::Sorted(s) => time(s, list, mode, rules, passes, progress),
+            Built::Prefixes(p) => time(p, list, mode, rules, passes, progress),
         }
     }
 }
@@ -144,13 +155,18 @@ fn time<L: Lexicon>(
     mode: Mode,
     rules: &Rules,
     passes: usize,
+    progress: &dyn Fn(usize),
 ) -> Result<((u64, u64), Duration), BenchError> {
     let mut solver = Solver::new(lexicon);
     let bonuses = Bonuses::none();
     let mut out = Solution::new(crate::Board::from_tiles(&[0; 16]).expect("16 tiles"));
     let mut pass = || {
         let mut sum = (0u64, 0u64);
-        for b in boards {
+        for (i, b) in boards.iter().enumerate() {
+            // Once in a while, not per board: the pass is what is timed.
+            if i % PROGRESS_EVERY == 0 && i > 0 {
+                progress(PROGRESS_EVERY);
+            }
             let t = match mode {
                 Mode::Score => solver.tally(b, rules, &bonuses),
                 Mode::Full => {
@@ -164,6 +180,8 @@ fn time<L: Lexicon>(
             sum.0 += t.words as u64;
             sum.1 += t.points as u64;
         }
+        let told = boards.len().saturating_sub(1) / PROGRESS_EVERY * PROGRESS_EVERY;
+        progress(boards.len() - told);
         sum
     };
     let first = pass();
@@ -198,6 +216,9 @@ pub enum BenchError {
         first: (u64, u64),
     },
 }
+
+/// How many boards a pass solves between two reports of its progress.
+pub const PROGRESS_EVERY: usize = 1024;
 
 /// Timed passes over a set; the fastest is reported, the pass least disturbed by whatever
 /// else the machine was doing (the first, untimed pass warms the caches).

@@ -2413,6 +2413,50 @@ fn bench_solves_the_boards_of_a_file() {
     fails_with(&out, 2, "cannot be used with", "a file and a set");
 }
 
+/// A long file of boards takes minutes in release; on a terminal a bar shows the boards
+/// solved of all the passes, and moves.
+#[test]
+fn a_long_boards_file_shows_its_progress_on_a_terminal() {
+    const BOARDS: usize = 150_000;
+    let letters = b"ABCDEFGHIJKLMNOPRSTUVWYEEAIO";
+    let mut state = 7u64;
+    let mut file = Vec::with_capacity(BOARDS * 17);
+    for _ in 0..BOARDS {
+        for _ in 0..16 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            file.push(letters[(state >> 33) as usize % letters.len()]);
+        }
+        file.push(b'\n');
+    }
+    let path = temp_file("bench-long.txt", &file);
+    let command = format!(
+        "{} bench --boards-file {} --mode full; sleep 60",
+        env!("CARGO_BIN_EXE_scramblebot"),
+        path.display()
+    );
+    let Some(tmux) = Tmux::start("bench", 120, 10, &command) else {
+        return;
+    };
+    // One pass untimed, five timed.
+    let total = format!("/{} boards solved", BOARDS * 6);
+    let solved = |screen: &str| -> Option<u64> {
+        let line = screen.lines().find(|l| l.contains(&total))?;
+        let (before, _) = line.split_once(&total)?;
+        before.rsplit(' ').next()?.parse().ok()
+    };
+    let (seen, first) = tmux.wait_for(30, |s| solved(s).is_some());
+    assert!(seen, "{first}");
+    assert!(
+        first.contains(&format!("{BOARDS} boards from ")) && first.contains("file full ["),
+        "{first}"
+    );
+    let at = solved(&first).unwrap();
+    let (moved, later) = tmux.wait_for(30, |s| solved(s).is_some_and(|n| n > at));
+    assert!(moved, "stuck at {at}: {later}");
+}
+
 #[test]
 fn a_game_without_lifelines_calibrates_without_freeze_and_plays() {
     use scramblebot::sim::game::GameConfig;

@@ -168,9 +168,15 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     };
     let mut out = std::io::stdout().lock();
     if !args.json {
+        let boards = match (&args.boards_file, sets.first()) {
+            (Some(path), Some((_, list))) => {
+                format!("{} boards from {}", list.len(), path.display())
+            }
+            _ => format!("{boards} boards per set"),
+        };
         writeln!(
             out,
-            "dictionary {} ({} words), boggle rules, 1 thread, {boards} boards per set, best of {} passes",
+            "dictionary {} ({} words), boggle rules, 1 thread, {boards}, best of {} passes",
             dict.name,
             dict.trie.counts().words,
             scramblebot::bench::PASSES
@@ -183,9 +189,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     for (name, list) in &sets {
         for mode in args.mode.modes() {
-            let fig = built.measure_list(name, list, mode, &rules)?;
-            if let Some(reference) = &reference {
-                let (words, points) = reference.answers_list(list, mode, &rules);
+            // On a terminal, a bar per set and mode: a long file takes minutes.
+            let passes = 1 + scramblebot::bench::PASSES + usize::from(reference.is_some());
+            let bar = progress_bar(args.json, (list.len() * passes) as u64, "boards solved");
+            bar.set_message(format!("{name} {}", mode.name()));
+            let tell = |n: usize| bar.inc(n as u64);
+            let fig = built.measure_list(name, list, mode, &rules, &tell);
+            let answers = reference
+                .as_ref()
+                .filter(|_| fig.is_ok())
+                .map(|r| r.answers_list(list, mode, &rules, &tell));
+            bar.finish_and_clear();
+            let fig = fig?;
+            if let Some((words, points)) = answers {
                 anyhow::ensure!(
                     (words, points) == (fig.words, fig.points),
                     "{} gave {} words / {} points on the {} set, the trie {words} / {points}",
@@ -241,6 +257,20 @@ fn boards_file(path: &std::path::Path) -> anyhow::Result<Vec<scramblebot::Board>
     Ok(boards)
 }
 
+/// A bar of `len` steps (`what`) on stderr when it is a terminal and the output is a table;
+/// hidden otherwise.
+fn progress_bar(json: bool, len: u64, what: &str) -> indicatif::ProgressBar {
+    if json || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    let template = format!("{{msg}} [{{bar:30}}] {{pos}}/{{len}} {what}, {{eta}} left");
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
 fn vision(args: &BenchArgs) -> anyhow::Result<()> {
     use scramblebot::vision::{corpus, glyph::Classifier};
     let which = corpus::Corpus::from(args.corpus);
@@ -257,11 +287,7 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
     );
     let seed = args.seed.unwrap_or(1);
     let classifier = Classifier::built_in();
-    let bar = if args.json || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new(args.screens)
-    };
+    let bar = progress_bar(args.json, args.screens, "screens read");
     let r = corpus::measure(which, &faces, seed, args.screens, &classifier, |i| {
         bar.set_position(i)
     });
