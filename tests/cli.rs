@@ -2303,6 +2303,54 @@ fn practice_takes_its_board_and_bonuses_from_a_screenshot() {
     let _ = std::fs::remove_file(&blank);
 }
 
+/// `play --board` holds the board typed against the screen: one tile read surely as another
+/// letter refuses it (exit 2, naming the tile, nothing touched); the board showing is played
+/// with what the screen says; `--force` enters a board the screen contradicts.
+#[test]
+fn a_typed_board_the_screen_contradicts_is_refused() {
+    use scramblebot::sim::Model;
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let game = scramblebot::sim::game::GameConfig {
+        board: Some(scramblebot::Board::parse("cape/rwjq/xzvk/oybf").unwrap()),
+        ..Default::default()
+    };
+    let phone = common::start_game(Model::Nexus7, game);
+    let addr = phone.addr().to_string();
+    let play = |board: &str, more: &[&str]| {
+        let mut args = vec!["--device", "nexus7", "--connect", &addr, "--board", board];
+        args.extend_from_slice(&["--time-left", "2", "--json"]);
+        args.extend_from_slice(more);
+        play_through(&server, &args)
+    };
+    // A typo in the last tile: F typed as Z.
+    let out = play("cape/rwjq/xzvk/oybz", &[]);
+    fails_with(
+        &out,
+        2,
+        "row 4 col 4 reads F surely, typed Z",
+        "a board the screen contradicts",
+    );
+    assert!(
+        text(&out.stderr).contains("--force"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(phone.device().report().strokes.len(), 0, "nothing touched");
+    // The board showing: played, said to be on the screen.
+    let out = play("cape/rwjq/xzvk/oybf", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["board_from"], "typed, on the screen", "{json}");
+    assert!(json["bot"]["words_entered"].as_u64().unwrap() > 0, "{json}");
+    // Forced: entered as typed.
+    let out = play("cape/rwjq/xzvk/oybz", &["--force"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["board_from"], "typed", "{json}");
+}
+
 #[test]
 fn play_starts_an_adb_server_on_its_own_port_and_keeps_adb_quiet() {
     use scramblebot::sim::Model;
@@ -2312,7 +2360,11 @@ fn play_starts_an_adb_server_on_its_own_port_and_keeps_adb_quiet() {
     // No server on the port given with -P: play starts one there (adb_client started one on
     // 5037, then could not reach it), and adb's "daemon started" lines stay off the terminal.
     assert!(server.adb(&["kill-server"]).status.success());
-    let phone = common::start(Model::Nexus7);
+    let game = scramblebot::sim::game::GameConfig {
+        board: Some(scramblebot::Board::parse("cats/xxxx/xxxx/xxxx").unwrap()),
+        ..Default::default()
+    };
+    let phone = common::start_game(Model::Nexus7, game);
     let addr = phone.addr().to_string();
     let out = play_through(
         &server,

@@ -41,7 +41,7 @@ pub enum LearnError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// The board typed contradicts tiles read surely (`calibrate::contradiction`).
+    /// The board typed contradicts tiles read surely (`Reading::contradiction`).
     #[error("{0}")]
     Contradicts(String),
     /// The profile's reader cannot be made (its glyph strip will not load).
@@ -146,7 +146,7 @@ pub fn learn(
             .map_err(|e| LearnError::Reader(e.to_string()))?;
         if let Some(why) = read::read(img, Some(&grid), &classifier)
             .ok()
-            .and_then(|r| super::contradiction(&r, board))
+            .and_then(|r| r.contradiction(board))
         {
             return Err(LearnError::Contradicts(why));
         }

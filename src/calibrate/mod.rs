@@ -99,31 +99,6 @@ pub fn calibrate(
     })
 }
 
-/// Why a board typed for a screen is not taken: the tiles the reader reads surely as other
-/// letters, as "row 1 col 2 reads E, typed Z" (a typo would otherwise teach the reader a
-/// wrong glyph that it then reads surely).
-pub fn contradiction(reading: &Reading, board: &crate::board::Board) -> Option<String> {
-    let differ = reading.disagreements(board);
-    (!differ.is_empty()).then(|| {
-        let tiles: Vec<String> = differ
-            .iter()
-            .map(|&(i, read, typed)| {
-                format!(
-                    "row {} col {} reads {} surely, typed {}",
-                    i / SIDE + 1,
-                    i % SIDE + 1,
-                    crate::board::tile_name(read),
-                    crate::board::tile_name(typed)
-                )
-            })
-            .collect();
-        format!(
-            "the board typed is not the one on the screen: {} (--force if the screen is what is wrong)",
-            tiles.join("; ")
-        )
-    })
-}
-
 /// Tenths of a pixel are plenty, and keep the file readable.
 fn tenth(v: f32) -> f32 {
     (v * 10.0).round() / 10.0

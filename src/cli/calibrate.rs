@@ -233,8 +233,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let strip = match &typed {
         None => None,
         Some(board) => {
-            if let Some(why) = calibrate::contradiction(&cal.reading, board).filter(|_| !args.force)
-            {
+            if let Some(why) = cal.reading.contradiction(board).filter(|_| !args.force) {
                 return Err(BadInput(anyhow::anyhow!("{why}")).into());
             }
             let (strip, differ) = cal.glyphs(&img, board).map_err(|e| BadInput(e.into()))?;

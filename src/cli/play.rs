@@ -41,6 +41,10 @@ pub struct PlayArgs {
     /// started before the round.
     #[arg(long, conflicts_with = "board")]
     pub watch: bool,
+    /// Enter the --board given even where the screen reads tiles surely as other letters
+    /// (otherwise refused, naming them: a typo or an old board is not the round's).
+    #[arg(long, requires = "board")]
+    pub force: bool,
     #[command(flatten)]
     pub phone: PhoneArgs,
     /// Seconds left on the game's clock now (default: the profile's whole round, as when the
@@ -102,7 +106,17 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             .for_screen(phone.screen.0, phone.screen.1)
             .map_err(|e| fitting_profile(e, phone.screen))?;
         let seen = match typed {
-            Some(board) => Seen::typed(board),
+            Some(board) => {
+                let hidden = indicatif::ProgressBar::hidden();
+                play::check_typed(&phone, &profile, board, args.force, &mut |e| {
+                    show_event(&args.round, &hidden, e)
+                })
+                .await
+                .map_err(|e| match e {
+                    e @ play::PlayError::NotOnScreen(_) => BadInput(e.into()).into(),
+                    e => anyhow::Error::from(e),
+                })?
+            }
             None => see_or_ask(&phone, &profile, args.watch, &args.round, stop.clone()).await?,
         };
         // The clock on the screen, read with the game's digits: the round ends when it does.
@@ -225,6 +239,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             BoardSource::Typed => "typed",
             BoardSource::Screen => "screen",
             BoardSource::ScreenTyped => "screen, typed",
+            BoardSource::TypedSeen => "typed, on the screen",
         }
     )?;
     if let Some(ms) = first_touch_ms {
@@ -398,7 +413,15 @@ pub(super) async fn see_or_ask(
         .reading
         .as_ref()
         .map_or(scramblebot::Bonuses::none(), |r| r.bonuses());
-    let board = tokio::task::spawn_blocking(typed_board).await??;
+    // Tiles the screen does read surely hold the letters typed to account.
+    let board = loop {
+        let board = tokio::task::spawn_blocking(typed_board).await??;
+        let reading = look.reading.as_ref().ok();
+        match reading.and_then(|r| r.contradicting_tiles(&board)) {
+            Some(tiles) => eprintln!("not the board on the screen: {tiles}; type it again"),
+            None => break board,
+        }
+    };
     // What a person typed for a screen is the game's letters in the game's font: learned, so
     // they are not asked for again.
     if look.reading.is_ok() {

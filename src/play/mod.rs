@@ -70,6 +70,9 @@ pub enum PlayError {
     /// board typed by hand neither: every touch would land on the lock screen).
     #[error("{}", look::LOCKED)]
     Locked,
+    /// A board typed by hand that the screen shows surely otherwise (`Reading::contradiction`).
+    #[error("{0}")]
+    NotOnScreen(String),
 }
 
 /// Why a profile's glyph strip cannot be used.
@@ -103,6 +106,9 @@ pub enum BoardSource {
     /// Read unsurely on the screen, then typed by the user.
     #[serde(rename = "screen, typed")]
     ScreenTyped,
+    /// Given by the user, and read surely on the screen as the same board.
+    #[serde(rename = "typed, on the screen")]
+    TypedSeen,
 }
 
 /// The board a round is played on, and where it came from.
@@ -174,8 +180,7 @@ pub async fn see(
     let grid = Grid::from_centres(*profile.centres(), profile.tile());
     let classifier = classifier_for(Some(profile))?;
     let book = digit_book_for(profile)?;
-    let mut behind = None;
-    let l = if watch {
+    let (l, behind) = if watch {
         let mut n = 0;
         let waiting = look::watch(phone, &grid, &classifier, Watch::default(), |look| {
             n += 1;
@@ -185,28 +190,10 @@ pub async fn see(
             w = waiting => w?,
             _ = stop.wait_for(|s| *s) => return Err(PlayError::Stopped),
         };
-        behind = watched.behind.map(tokio::time::Instant::into_std);
-        watched.look
+        let behind = watched.behind.map(tokio::time::Instant::into_std);
+        (watched.look, behind)
     } else {
-        let l = look::look(phone, &grid, &classifier).await?;
-        // No board: the screen may have gone off (its timeout), or a lock screen cover the
-        // game. Turned on and unlocked, it is looked at again.
-        if l.reading.is_err() {
-            let r = phone.rouse(true).await?;
-            for line in r.lines() {
-                on(Event::Note(line.into()));
-            }
-            if r.lock == Lock::Stays {
-                return Err(PlayError::Locked);
-            }
-            if r.changed() {
-                look::look(phone, &grid, &classifier).await?
-            } else {
-                l
-            }
-        } else {
-            l
-        }
+        (look_roused(phone, &grid, &classifier, on).await?, None)
     };
     if let Some(r) = l.sure() {
         on(Event::Note(format!(
@@ -214,22 +201,8 @@ pub async fn see(
             r.board(),
             l.timing()
         )));
-        // The look began before its screenshot and its reading.
-        let began = std::time::Instant::now()
-            .checked_sub(l.capture + l.read)
-            .unwrap_or_else(std::time::Instant::now);
-        let shown = book
-            .as_ref()
-            .map(|b| numbers(&l.image, profile, b))
-            .unwrap_or_default();
-        let seen = Seen {
-            board: r.board(),
-            bonuses: r.bonuses(),
-            source: BoardSource::Screen,
-            behind,
-            clock: shown.clock_secs.map(|secs| (began, secs)),
-            score: shown.score,
-        };
+        let mut seen = seen_on(&l, r, profile, book.as_ref(), BoardSource::Screen);
+        seen.behind = behind;
         return Ok(Sight::Sure { seen, look: l });
     }
     let why = match &l.reading {
@@ -240,6 +213,116 @@ pub async fn see(
         Err(e) => e.to_string(),
     };
     Ok(Sight::Unsure { look: l, why })
+}
+
+/// One look at the screen. No board: the screen may have gone off (its timeout), or a lock
+/// screen cover the game; turned on and unlocked, it is looked at again.
+async fn look_roused(
+    phone: &Phone,
+    grid: &Grid,
+    classifier: &Classifier,
+    on: &mut (dyn FnMut(Event) + Send),
+) -> Result<Look, PlayError> {
+    let l = look::look(phone, grid, classifier).await?;
+    if l.reading.is_ok() {
+        return Ok(l);
+    }
+    let r = phone.rouse(true).await?;
+    for line in r.lines() {
+        on(Event::Note(line.into()));
+    }
+    if r.lock == Lock::Stays {
+        return Err(PlayError::Locked);
+    }
+    if r.changed() {
+        return Ok(look::look(phone, grid, classifier).await?);
+    }
+    Ok(l)
+}
+
+/// The round's board as a look read it surely, with the game's clock and score on that look
+/// where the profile knows the game's digits.
+fn seen_on(
+    l: &Look,
+    r: &Reading,
+    profile: &Profile,
+    book: Option<&DigitBook>,
+    source: BoardSource,
+) -> Seen {
+    // The look began before its screenshot and its reading.
+    let began = std::time::Instant::now()
+        .checked_sub(l.capture + l.read)
+        .unwrap_or_else(std::time::Instant::now);
+    let shown = book
+        .map(|b| numbers(&l.image, profile, b))
+        .unwrap_or_default();
+    Seen {
+        board: r.board(),
+        bonuses: r.bonuses(),
+        source,
+        behind: None,
+        clock: shown.clock_secs.map(|secs| (began, secs)),
+        score: shown.score,
+    }
+}
+
+/// A board typed by hand, held against the screen (one look): refused where the screen shows
+/// tiles surely as other letters (unless `force`: the person knows better), so that a typo or
+/// an old board is never played as if it were the one showing. Where the screen shows the
+/// same board surely, it comes with what that look saw (bonuses, the game's clock and score);
+/// where the screen cannot say (no board found, tiles unsure), it is played as typed.
+pub async fn check_typed(
+    phone: &Phone,
+    profile: &Profile,
+    board: Board,
+    force: bool,
+    on: &mut (dyn FnMut(Event) + Send),
+) -> Result<Seen, PlayError> {
+    let grid = Grid::from_centres(*profile.centres(), profile.tile());
+    let classifier = classifier_for(Some(profile))?;
+    let book = digit_book_for(profile)?;
+    let l = look_roused(phone, &grid, &classifier, on).await?;
+    let typed = Seen::typed(board);
+    let r = match &l.reading {
+        Ok(r) => r,
+        Err(e) => {
+            on(Event::Note(format!(
+                "the screen cannot check the board typed ({e}): entering it as typed"
+            )));
+            return Ok(typed);
+        }
+    };
+    if let Some(why) = r.contradiction(&typed.board) {
+        if !force {
+            return Err(PlayError::NotOnScreen(why));
+        }
+        on(Event::Note(format!(
+            "{why}: entering it as typed (--force)"
+        )));
+        return Ok(typed);
+    }
+    match l.sure() {
+        Some(r) => {
+            on(Event::Note(format!(
+                "the screen shows the board typed ({})",
+                l.timing()
+            )));
+            Ok(seen_on(
+                &l,
+                r,
+                profile,
+                book.as_ref(),
+                BoardSource::TypedSeen,
+            ))
+        }
+        None => {
+            on(Event::Note(format!(
+                "the screen agrees with the board typed where it is sure, but is not sure of {}: entering it as typed",
+                unsure_text(r)
+            )));
+            Ok(typed)
+        }
+    }
 }
 
 /// Why a screenshot was kept for a person to look at; it names the file.

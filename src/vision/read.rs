@@ -1566,6 +1566,38 @@ impl Reading {
             .collect()
     }
 
+    /// Why a board typed for this screen is not the one on it: the tiles read surely as
+    /// other letters, as "row 1 col 2 reads E surely, typed Z"; `None` when no sure tile
+    /// disagrees. (A typo taken as the truth would teach the reader a wrong glyph that it then
+    /// reads surely, or play a board the game does not show.)
+    pub fn contradiction(&self, board: &crate::board::Board) -> Option<String> {
+        self.contradicting_tiles(board).map(|tiles| {
+            format!(
+                "the board typed is not the one on the screen: {tiles} (--force if the screen is what is wrong)"
+            )
+        })
+    }
+
+    /// The tiles of `contradiction`, as "row 1 col 2 reads E surely, typed Z; ...".
+    pub fn contradicting_tiles(&self, board: &crate::board::Board) -> Option<String> {
+        let differ = self.disagreements(board);
+        (!differ.is_empty()).then(|| {
+            let tiles: Vec<String> = differ
+                .iter()
+                .map(|&(i, read, typed)| {
+                    format!(
+                        "row {} col {} reads {} surely, typed {}",
+                        i / 4 + 1,
+                        i % 4 + 1,
+                        crate::board::tile_name(read),
+                        crate::board::tile_name(typed)
+                    )
+                })
+                .collect();
+            tiles.join("; ")
+        })
+    }
+
     /// The board read (`Board::from_tiles` of the tiles).
     pub fn board(&self) -> crate::board::Board {
         let tiles: Vec<u8> = self.tiles.iter().map(|t| t.tile).collect();
