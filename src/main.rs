@@ -44,12 +44,55 @@ fn main() -> ExitCode {
                 eprintln!("{err}");
                 return ExitCode::from(3);
             }
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", chain_text(&err));
             if err.is::<cli::BadInput>() {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// The error and its causes, "outer: inner: ...", each cause said once: an error whose own
+/// message already ends with its cause's (thiserror's `{source}` in the message, common in
+/// the crates below) is not followed by it again.
+fn chain_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let said = cause.to_string();
+        if text.ends_with(&said) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chain_text;
+
+    #[test]
+    fn a_cause_already_in_the_message_is_said_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot write x.png: {source}")]
+        struct Write {
+            source: std::io::Error,
+        }
+        let io = || std::io::Error::other("File too large (os error 27)");
+        let err = anyhow::Error::from(Write { source: io() });
+        assert_eq!(
+            chain_text(&err),
+            "cannot write x.png: File too large (os error 27)"
+        );
+        let err = anyhow::Error::from(io()).context("cannot read y");
+        assert_eq!(
+            chain_text(&err),
+            "cannot read y: File too large (os error 27)"
+        );
     }
 }

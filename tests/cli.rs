@@ -268,6 +268,38 @@ fn sigterm(child: &std::process::Child) {
     assert!(kill.success());
 }
 
+/// `scramblebot ARGS` in `dir` on a disk that fills after 1 kB: a file size limit (`ulimit
+/// -f 1`) fails writes past it as a full disk does (SIGXFSZ ignored, as the exec'd program
+/// inherits it, so the write fails instead of killing the process).
+fn on_a_full_disk(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new("bash")
+        .args(["-c", "trap '' XFSZ; ulimit -f 1; exec \"$@\"", "full"])
+        .arg(env!("CARGO_BIN_EXE_scramblebot"))
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .output()
+        .expect("bash runs")
+}
+
+/// The files under `dir` (recursively), as paths relative to it.
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                found.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 #[test]
 fn sim_serves_until_sigterm_and_leaves_its_report() {
     let report = temp_file("sim-report.json", b"");
@@ -1877,6 +1909,35 @@ fn history_sums_up_per_phone_and_plots_the_rounds() {
     ]);
     fails_with(&out, 2, "nothing to plot", "an empty history");
     assert!(!none.exists());
+    // A disk that fills: the plot is refused with the cause said once, and no file is left,
+    // whole or cut.
+    let before = files_under(&dir);
+    let out = on_a_full_disk(&dir, &["history", "--history", f, "--plot", "full.png"]);
+    fails_with(&out, 1, "File too large", "a plot on a full disk");
+    let err = text(&out.stderr);
+    assert_eq!(err.matches("File too large").count(), 1, "{err}");
+    assert_eq!(files_under(&dir), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `calibrate --image` on a disk that fills: refused, the cause said once, and no profile,
+/// strip or temporary file left behind.
+#[test]
+fn calibrate_on_a_full_disk_leaves_no_cut_file() {
+    use scramblebot::sim::Model;
+    let dir = fresh_dir("calibrate-full");
+    let phone = common::start(Model::Nexus7);
+    phone
+        .device()
+        .screenshot()
+        .save(dir.join("shot.png"))
+        .unwrap();
+    drop(phone);
+    let out = on_a_full_disk(&dir, &["calibrate", "--name", "z", "--image", "shot.png"]);
+    fails_with(&out, 1, "File too large", "a profile on a full disk");
+    let err = text(&out.stderr);
+    assert_eq!(err.matches("File too large").count(), 1, "{err}");
+    assert_eq!(files_under(&dir), ["shot.png"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -230,7 +230,8 @@ fn draw(
     let img = scramblebot::plot::draw(&figure, panels).map_err(|e| BadInput(e.into()))?;
     let mut bytes = Vec::new();
     img.write_to(&mut std::io::Cursor::new(&mut bytes), format)?;
-    scramblebot::state::write_atomic(out, &bytes).map_err(|e| BadInput(e.into()))?;
+    // A file that cannot be written is a failure (exit 1), as the README says.
+    scramblebot::state::write_atomic(out, &bytes)?;
     let count = panels.last().map_or(0, |p| {
         p.series.iter().map(|s| s.points.len()).sum::<usize>()
     });
