@@ -2526,6 +2526,63 @@ fn bench_solves_the_boards_of_a_file() {
     fails_with(&out, 2, "cannot be used with", "a file and a set");
 }
 
+/// `bench vision --gallery FILE` keeps the screens read exactly and surely as lines the
+/// gallery test reads back; a second run adds none of them again.
+#[test]
+fn bench_vision_keeps_its_exact_and_sure_screens_in_a_gallery() {
+    use scramblebot::vision::corpus::{self, Corpus};
+    let faces = corpus::load_named(
+        std::path::Path::new("/usr/share/fonts"),
+        Corpus::Classic.face_names(),
+    );
+    if faces.len() < Corpus::Classic.face_names().len() {
+        scramblebot::testing::skip("the classic corpus's typefaces", Corpus::Classic.packages());
+        return;
+    }
+    let dir = fresh_dir("gallery");
+    let file = dir.join("gallery.txt");
+    let run = || {
+        scramblebot(&[
+            "bench",
+            "vision",
+            "--corpus",
+            "classic",
+            "--screens",
+            "6",
+            "--seed",
+            "1",
+            "--gallery",
+            file.to_str().unwrap(),
+            "--json",
+        ])
+    };
+    let out = run();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kept = corpus::gallery::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        kept.len() as u64,
+        report["boards_exact_sure"].as_u64().unwrap(),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        kept.iter()
+            .all(|e| e.corpus == Corpus::Classic && e.seed == 1 && e.index < 6)
+    );
+    let out = run();
+    assert!(
+        text(&out.stderr).contains(": 0 screens added"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        corpus::gallery::parse(&std::fs::read_to_string(&file).unwrap()).unwrap(),
+        kept
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A long file of boards takes minutes in release; on a terminal a bar shows the boards
 /// solved of all the passes, and moves.
 #[test]

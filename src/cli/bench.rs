@@ -56,6 +56,10 @@ pub struct BenchArgs {
     /// Print JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// vision: add the screens read exactly and surely to this regression gallery (a file of
+    /// "CORPUS SEED INDEX" lines that `cargo test` reads again; tests/gallery.txt).
+    #[arg(long, value_name = "FILE")]
+    pub gallery: Option<PathBuf>,
     #[command(flatten)]
     pub dict: DictArgs,
 }
@@ -65,6 +69,8 @@ pub enum CorpusArg {
     HeldBack,
     Developed,
     Classic,
+    /// The second generator: other rasterisers and typefaces (never developed against).
+    Second,
 }
 
 impl From<CorpusArg> for scramblebot::vision::corpus::Corpus {
@@ -74,6 +80,7 @@ impl From<CorpusArg> for scramblebot::vision::corpus::Corpus {
             CorpusArg::HeldBack => Corpus::HeldBack,
             CorpusArg::Developed => Corpus::Developed,
             CorpusArg::Classic => Corpus::Classic,
+            CorpusArg::Second => Corpus::Second,
         }
     }
 }
@@ -257,6 +264,49 @@ fn boards_file(path: &std::path::Path) -> anyhow::Result<Vec<scramblebot::Board>
     Ok(boards)
 }
 
+/// Adds to the gallery at `path` the screens `indices` of `which` with `seed` that it does
+/// not hold yet, each with its description; how many were added. The file is rewritten
+/// whole.
+fn keep_in_gallery(
+    path: &std::path::Path,
+    which: scramblebot::vision::corpus::Corpus,
+    seed: u64,
+    faces: &[scramblebot::vision::corpus::Face],
+    indices: &[u64],
+) -> anyhow::Result<usize> {
+    use scramblebot::files::{self, Kind};
+    use scramblebot::vision::corpus::gallery::{self, Entry};
+    let mut text = match files::read_text(path, Kind::Boards) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            return Err(BadInput(anyhow::anyhow!("cannot read {}: {e}", path.display())).into());
+        }
+    };
+    let held =
+        gallery::parse(&text).map_err(|e| BadInput(anyhow::anyhow!("{}: {e}", path.display())))?;
+    let mut added = 0;
+    for &index in indices {
+        let entry = Entry {
+            corpus: which,
+            seed,
+            index,
+        };
+        if held.contains(&entry) {
+            continue;
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let description = which.sample(faces, seed, index).description;
+        text.push_str(&entry.line(&description));
+        text.push('\n');
+        added += 1;
+    }
+    files::replace(path, text.as_bytes(), files::Sync::Durable)?;
+    Ok(added)
+}
+
 /// A bar of `len` steps (`what`) on stderr when it is a terminal and the output is a table;
 /// hidden otherwise.
 fn progress_bar(json: bool, len: u64, what: &str) -> indicatif::ProgressBar {
@@ -282,7 +332,7 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
             which.name(),
             which.face_names().join(", "),
             args.fonts.display(),
-            corpus::FONT_PACKAGES
+            which.packages()
         ))
     );
     let seed = args.seed.unwrap_or(1);
@@ -292,6 +342,14 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
         bar.set_position(i)
     });
     bar.finish_and_clear();
+    if let Some(path) = &args.gallery {
+        let added = keep_in_gallery(path, which, seed, &faces, &r.exact_sure)?;
+        eprintln!(
+            "gallery {}: {added} screens added of {} read exactly and surely",
+            path.display(),
+            r.exact_sure.len()
+        );
+    }
     if args.json {
         super::outln!("{}", serde_json::to_string(&r)?)?;
         return Ok(());

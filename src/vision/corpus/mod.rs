@@ -4,6 +4,8 @@
 //! path's translucent line, blur and JPEG; and screens that are not boards (menus, results, a
 //! board under a dimmed overlay, a keyboard).
 
+pub mod gallery;
+pub mod second;
 pub mod wide;
 
 use std::path::{Path, PathBuf};
@@ -710,7 +712,7 @@ pub fn sample(faces: &[Face], seed: u64, index: u64) -> Sample {
 }
 
 /// Which corpus of screens to draw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Corpus {
     /// The first corpus: flat tiles in `UNSEEN_FACES` (what the reader was developed on).
     Classic,
@@ -718,30 +720,47 @@ pub enum Corpus {
     Developed,
     /// The widened corpus's held-back family: measured only.
     HeldBack,
+    /// The second generator (`second`): other rasterisers, other typefaces, measured only.
+    Second,
 }
 
 impl Corpus {
-    pub const ALL: [Corpus; 3] = [Corpus::Classic, Corpus::Developed, Corpus::HeldBack];
+    pub const ALL: [Corpus; 4] = [
+        Corpus::Classic,
+        Corpus::Developed,
+        Corpus::HeldBack,
+        Corpus::Second,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Corpus::Classic => "classic",
             Corpus::Developed => "developed",
             Corpus::HeldBack => "held-back",
+            Corpus::Second => "second",
         }
     }
 
     /// The typefaces it draws in (file stems).
     pub fn face_names(self) -> &'static [&'static str] {
-        match self.family() {
-            Some(f) => f.faces(),
-            None => &UNSEEN_FACES,
+        match (self, self.family()) {
+            (Corpus::Second, _) => &second::FACES,
+            (_, Some(f)) => f.faces(),
+            (_, None) => &UNSEEN_FACES,
+        }
+    }
+
+    /// The Debian packages that hold its typefaces.
+    pub fn packages(self) -> &'static str {
+        match self {
+            Corpus::Second => second::PACKAGES,
+            _ => FONT_PACKAGES,
         }
     }
 
     fn family(self) -> Option<wide::Family> {
         match self {
-            Corpus::Classic => None,
+            Corpus::Classic | Corpus::Second => None,
             Corpus::Developed => Some(wide::Family::Developed),
             Corpus::HeldBack => Some(wide::Family::HeldBack),
         }
@@ -749,9 +768,10 @@ impl Corpus {
 
     /// Screen `index` of this corpus with `seed`, drawn in `faces` (at least one).
     pub fn sample(self, faces: &[Face], seed: u64, index: u64) -> Sample {
-        match self.family() {
-            Some(f) => wide::sample(f, faces, seed, index),
-            None => sample(faces, seed, index),
+        match (self, self.family()) {
+            (Corpus::Second, _) => second::sample(faces, seed, index),
+            (_, Some(f)) => wide::sample(f, faces, seed, index),
+            (_, None) => sample(faces, seed, index),
         }
     }
 }
@@ -812,6 +832,10 @@ pub struct Report {
     /// The misreads, for people: every screen read wrong or held wrongly, and every board
     /// with a tile read unsure.
     pub misreads: Vec<String>,
+    /// The screens whose board was read exactly and surely (what `play` would swipe), by
+    /// index: what the regression gallery keeps.
+    #[serde(skip)]
+    pub exact_sure: Vec<u64>,
 }
 
 impl Report {
@@ -938,6 +962,7 @@ pub fn measure(
             r.boards_exact += 1;
             if reading.playable() {
                 r.boards_exact_sure += 1;
+                r.exact_sure.push(index);
             }
         } else if reading.sure() {
             r.boards_wrong_sure += 1;
