@@ -638,3 +638,77 @@ fn the_clocks_digits_are_learned_and_the_score_read_with_them() {
         }
     }
 }
+
+/// The regression gallery (`tests/gallery.txt`, `vision::corpus::gallery`): every corpus
+/// screen ever read exactly and surely is drawn again and must still be, board and sureness.
+/// A screen lost fails the test, named with what it was read as. Drawing and reading all
+/// 1,932 takes 140 s on two cores, so a plain `cargo test` reads every fourth (35 s), spread
+/// over every corpus and seed; `SCRAMBLEBOT_GALLERY=all` reads them all, as a change to the
+/// reader should before it lands.
+#[test]
+fn every_screen_of_the_gallery_is_still_read_exactly_and_surely() {
+    use corpus::gallery;
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/gallery.txt"))
+        .expect("tests/gallery.txt");
+    let all = std::env::var("SCRAMBLEBOT_GALLERY").is_ok_and(|v| v == "all");
+    let entries: Vec<gallery::Entry> = gallery::parse(&text)
+        .expect("a well-formed gallery")
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| all || i % 4 == 0)
+        .map(|(_, e)| e)
+        .collect();
+    let dir = std::path::Path::new("/usr/share/fonts");
+    let mut faces = std::collections::BTreeMap::new();
+    for e in &entries {
+        faces
+            .entry(e.corpus)
+            .or_insert_with(|| corpus::load_named(dir, e.corpus.face_names()));
+    }
+    // A corpus drawn without all its typefaces would draw other screens than those kept.
+    for (c, loaded) in &faces {
+        if loaded.len() < c.face_names().len() {
+            skip(
+                &format!("the {} corpus's typefaces", c.name()),
+                c.packages(),
+            );
+            return;
+        }
+    }
+    let classifier = Classifier::built_in();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let lost = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(e) = entries.get(i) else { break };
+                    let s = e.corpus.sample(&faces[&e.corpus], e.seed, e.index);
+                    let (tiles, _) = s.board.expect("a gallery screen shows a board");
+                    let why = match read::read(&s.image, None, &classifier) {
+                        Ok(r) if r.tiles.iter().zip(tiles).all(|(t, w)| t.tile == w) => {
+                            (!r.playable()).then(|| format!("read exactly, not surely: {r:?}"))
+                        }
+                        Ok(r) => Some(format!("read as {}", r.board())),
+                        Err(err) => Some(format!("refused: {err}")),
+                    };
+                    if let Some(why) = why {
+                        lost.lock()
+                            .unwrap()
+                            .push(format!("{}: {why}", e.line(&s.description)));
+                    }
+                }
+            });
+        }
+    });
+    let lost = lost.into_inner().unwrap();
+    assert!(
+        lost.is_empty(),
+        "{} of {} gallery screens lost:\n{}",
+        lost.len(),
+        entries.len(),
+        lost.join("\n")
+    );
+    eprintln!("{} gallery screens read exactly and surely", entries.len());
+}

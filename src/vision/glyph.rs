@@ -579,11 +579,11 @@ fn built_in_fonts() -> Vec<FontRef<'static>> {
         .collect()
 }
 
-/// The text each tile is drawn as: the capital letter, and for Qu "Qu" and "QU" (a bare Q is
-/// one glyph, and a tile with one glyph is never read as Qu).
+/// The text each tile is drawn as: the capital letter, and for Qu "Qu", "QU" and a lone "Q"
+/// (some games draw the Qu tile as a Q alone: it is told from O by its tail).
 pub fn spellings(tile: u8) -> Vec<String> {
     if tile == QU {
-        vec!["Qu".into(), "QU".into()]
+        vec!["Qu".into(), "QU".into(), "Q".into()]
     } else {
         vec![((b'A' + tile) as char).to_string()]
     }
