@@ -53,6 +53,17 @@ pub struct Figure {
     pub x_label: String,
 }
 
+/// The unit a time axis spanning `span` seconds reads best in: seconds per unit and its name
+/// (a 7-minute history in hours labelled every tick 0.0).
+pub fn time_unit(span: u64) -> (f64, &'static str) {
+    match span {
+        0..120 => (1.0, "seconds"),
+        120..7_200 => (60.0, "minutes"),
+        7_200..172_800 => (3_600.0, "hours"),
+        _ => (86_400.0, "days"),
+    }
+}
+
 /// The family name plotters knows DejaVu Sans by, once registered.
 const FAMILY: &str = "sans-serif";
 
@@ -199,6 +210,15 @@ pub fn utc(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_axis_reads_in_the_unit_its_span_needs() {
+        assert_eq!(time_unit(0), (1.0, "seconds"));
+        assert_eq!(time_unit(119), (1.0, "seconds"));
+        assert_eq!(time_unit(7 * 60), (60.0, "minutes"));
+        assert_eq!(time_unit(3 * 3600), (3600.0, "hours"));
+        assert_eq!(time_unit(9 * 86_400), (86_400.0, "days"));
+    }
 
     #[test]
     fn dates_are_civil() {

@@ -288,6 +288,27 @@ fn a_dropped_phone_is_connected_again_and_its_round_resumed() {
     let (rounds, _) = history::read(&history).unwrap();
     let ended: Vec<Ended> = rounds.iter().map(|r| r.ended).collect();
     assert_eq!(ended, [Ended::PhoneLost, Ended::AllWords], "{rounds:?}");
+    // `history` counts the cut round and its resumption as one round, every word entered
+    // (before: two rows, and a share of the maximum near half).
+    let out = common::bin()
+        .args(["history", "--json", "--history"])
+        .arg(&history)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            summary["all"]["rounds"].as_u64(),
+            summary["all"]["all_words"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "{summary}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -63,7 +63,9 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let (rounds, bad) = history::read(&path).map_err(|e| BadInput(e.into()))?;
+    let (records, bad) = history::read(&path).map_err(|e| BadInput(e.into()))?;
+    // A round its phone cut short and the round resumed after it are one round.
+    let rounds = history::merge_resumed(&records);
     let (phones, all) = history::summarise(&rounds);
     if let Some(out) = &args.plot {
         plot(&rounds, out)?;

@@ -329,19 +329,74 @@ pub fn summarise(rounds: &[RoundRecord]) -> (BTreeMap<String, Summary>, Summary)
     (per, all)
 }
 
+/// A round cut short by its phone going away and the round resumed after it (the same phone,
+/// the same board, the next record of that phone) are one round: one row, its words and
+/// points summed, its planned words and maximum the first part's, its ending the last's.
+/// Rounds stay in the order of their last part.
+pub fn merge_resumed(rounds: &[RoundRecord]) -> Vec<RoundRecord> {
+    let mut out: Vec<RoundRecord> = Vec::with_capacity(rounds.len());
+    // Each phone's last round so far, by its place in `out`.
+    let mut last: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in rounds {
+        let cut = last.get(r.serial.as_str()).copied().filter(|&i| {
+            let a = &out[i];
+            a.ended == Ended::PhoneLost && a.board == r.board && a.bonuses == r.bonuses
+        });
+        let merged = match cut {
+            Some(at) => {
+                let both = |x: Option<usize>, y: Option<usize>| x.zip(y).map(|(x, y)| x + y);
+                let a = out.remove(at);
+                for i in last.values_mut() {
+                    if *i > at {
+                        *i -= 1;
+                    }
+                }
+                RoundRecord {
+                    time: r.time,
+                    route: if a.route == r.route || r.route.is_empty() {
+                        a.route.clone()
+                    } else {
+                        format!("{}, then {}", a.route, r.route)
+                    },
+                    words_entered: a.words_entered + r.words_entered,
+                    points_claimed: a.points_claimed + r.points_claimed,
+                    duration_secs: a.duration_secs + r.duration_secs,
+                    ended: r.ended,
+                    screenshot: r.screenshot.clone().or(a.screenshot.clone()),
+                    score_moved: a.score_moved.or(r.score_moved),
+                    words_entered_again: a.words_entered_again + r.words_entered_again,
+                    // The game's score at the end is the whole round's.
+                    points_seen: r.points_seen.or(a.points_seen),
+                    words_taken: both(a.words_taken, r.words_taken),
+                    words_not_taken: both(a.words_not_taken, r.words_not_taken),
+                    words_refused: both(a.words_refused, r.words_refused),
+                    ..a
+                }
+            }
+            None => r.clone(),
+        };
+        last.insert(r.serial.as_str(), out.len());
+        out.push(merged);
+    }
+    out
+}
+
 /// The charts `history --plot` draws: points claimed per round, and their share of the
-/// board's maximum, a line per phone over hours since the first round (rounds not played,
-/// unsure, are left out). The x axis's label names the first round's time.
+/// board's maximum, a line per phone over time since the first round, in seconds, minutes,
+/// hours or days as its span needs (rounds not played, unsure, are left out). The x axis's
+/// label names the unit and the first round's time.
 pub fn figure(rounds: &[RoundRecord]) -> (Vec<Panel>, String) {
     let played: Vec<&RoundRecord> = rounds.iter().filter(|r| r.ended != Ended::Unsure).collect();
     let first = played.iter().map(|r| r.time).min().unwrap_or(0);
-    let hours = |r: &RoundRecord| r.time.saturating_sub(first) as f64 / 3600.0;
+    let span = played.iter().map(|r| r.time).max().unwrap_or(0) - first;
+    let (unit, unit_name) = crate::plot::time_unit(span);
+    let since = |r: &RoundRecord| r.time.saturating_sub(first) as f64 / unit;
     // A line per phone of `y` over the rounds it has a value for.
     let per_phone = |y: &dyn Fn(&RoundRecord) -> Option<f64>| {
         let mut by: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
         for r in &played {
             if let Some(y) = y(r) {
-                by.entry(&r.serial).or_default().push((hours(r), y));
+                by.entry(&r.serial).or_default().push((since(r), y));
             }
         }
         by.into_iter()
@@ -388,7 +443,10 @@ pub fn figure(rounds: &[RoundRecord]) -> (Vec<Panel>, String) {
             series: per_phone(&share),
         },
     ]);
-    (panels, format!("hours since {}", crate::plot::utc(first)))
+    (
+        panels,
+        format!("{unit_name} since {}", crate::plot::utc(first)),
+    )
 }
 
 #[cfg(test)]
@@ -454,6 +512,49 @@ mod tests {
     }
 
     #[test]
+    fn a_round_resumed_after_its_phone_went_away_is_one_round() {
+        // Phone a: a round cut at 71 of 178 words, resumed with the 107 left, all entered;
+        // phone b's round between them; then a's next round on the same board, not a resume.
+        let mut cut = record("a", 71, 500, 1220, Ended::PhoneLost);
+        cut.words_planned = 178;
+        cut.points_seen = Some(480);
+        let mut resumed = record("a", 107, 720, 1220, Ended::AllWords);
+        resumed.words_planned = 107;
+        resumed.points_seen = Some(1200);
+        resumed.time += 40;
+        let other = record("b", 90, 300, 1200, Ended::Clock);
+        let next = record("a", 178, 1220, 1220, Ended::AllWords);
+        let merged = merge_resumed(&[cut.clone(), other.clone(), resumed.clone(), next.clone()]);
+        assert_eq!(merged.len(), 3, "{merged:#?}");
+        assert_eq!(merged[0], other);
+        let one = &merged[1];
+        assert_eq!(
+            (
+                one.words_entered,
+                one.words_planned,
+                one.points_claimed,
+                one.max_points
+            ),
+            (178, 178, 1220, 1220)
+        );
+        assert_eq!(
+            (one.ended, one.time, one.points_seen),
+            (Ended::AllWords, resumed.time, Some(1200))
+        );
+        assert_eq!(merged[2], next);
+        // Summed up, the phone took every word once: a share of 100%, not 1220 of 2440.
+        let (phones, _) = summarise(&merged);
+        assert!((phones["a"].share() - 1.0).abs() < 1e-9);
+        // A cut round followed by another board is not merged.
+        let mut elsewhere = resumed.clone();
+        elsewhere.board = "CATS/XXXX/XXXX/XXXX".into();
+        assert_eq!(
+            merge_resumed(&[cut.clone(), elsewhere.clone()]),
+            [cut, elsewhere]
+        );
+    }
+
+    #[test]
     fn the_figure_has_a_line_per_phone_without_unsure_rounds() {
         let mut rounds = [
             record("b", 100, 500, 1000, Ended::Clock),
@@ -464,14 +565,15 @@ mod tests {
         rounds[1].time += 3600;
         rounds[3].time += 1800;
         let (panels, x_label) = figure(&rounds);
-        assert_eq!(x_label, "hours since 2023-11-14 22:13 UTC");
+        // An hour's span reads in minutes.
+        assert_eq!(x_label, "minutes since 2023-11-14 22:13 UTC");
         let lines = |p: &Panel| -> Vec<(String, Vec<(f64, f64)>)> {
             p.series
                 .iter()
                 .map(|s| (s.name.clone(), s.points.clone()))
                 .collect()
         };
-        let a_points = vec![(0.5, 300.0), (1.0, 1220.0)];
+        let a_points = vec![(30.0, 300.0), (60.0, 1220.0)];
         assert_eq!(
             lines(&panels[0]),
             [("a".into(), a_points), ("b".into(), vec![(0.0, 500.0)])]
@@ -479,7 +581,7 @@ mod tests {
         assert_eq!(
             lines(&panels[1]),
             [
-                ("a".into(), vec![(0.5, 25.0), (1.0, 100.0)]),
+                ("a".into(), vec![(30.0, 25.0), (60.0, 100.0)]),
                 ("b".into(), vec![(0.0, 50.0)])
             ]
         );
