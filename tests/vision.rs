@@ -642,9 +642,9 @@ fn the_clocks_digits_are_learned_and_the_score_read_with_them() {
 /// The regression gallery (`tests/gallery.txt`, `vision::corpus::gallery`): every corpus
 /// screen ever read exactly and surely is drawn again and must still be, board and sureness.
 /// A screen lost fails the test, named with what it was read as. Drawing and reading all
-/// 1,932 takes 140 s on two cores, so a plain `cargo test` reads every fourth (35 s), spread
-/// over every corpus and seed; `SCRAMBLEBOT_GALLERY=all` reads them all, as a change to the
-/// reader should before it lands.
+/// 2,145 takes minutes on two cores (1,932 took 140 s), so a plain `cargo test` reads every
+/// fourth, spread over every corpus and seed; `SCRAMBLEBOT_GALLERY=all` reads them all, as a
+/// change to the reader should before it lands.
 #[test]
 fn every_screen_of_the_gallery_is_still_read_exactly_and_surely() {
     use corpus::gallery;

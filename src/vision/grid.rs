@@ -368,6 +368,36 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
     if s.w < 16 || s.h < 16 {
         return None;
     }
+    search(&s, true)
+}
+
+/// Which way round a grid was found: light tiles (what a game draws most), or dark tiles with
+/// light letters, found on the screen's negative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Polarity {
+    Light,
+    Dark,
+}
+
+/// `find`, then, when there is no grid of light tiles, a grid of dark ones (tiles darker than
+/// what lies between them: light on the screen's negative), and which it was.
+pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
+    let mut s = shrink(img);
+    if s.w < 16 || s.h < 16 {
+        return None;
+    }
+    if let Some(g) = search(&s, true) {
+        return Some((g, Polarity::Light));
+    }
+    for l in &mut s.luma {
+        *l = 255 - *l;
+    }
+    // No dimmed pass on the negative: an overlay darkens, it does not lighten.
+    search(&s, false).map(|g| (g, Polarity::Dark))
+}
+
+/// The grid search on a shrunk screen; `dimmed`: with the dark thresholds last.
+fn search(s: &Shrunk, dimmed: bool) -> Option<Grid> {
     let mut scratch = Scratch::default();
     // (tiles seen, -mean error) decides.
     let mut best: Option<(Grid, f32)> = None;
@@ -376,12 +406,12 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
     // width (a quarter of the pixels), their blobs brought back to the working scale.
     let mut sizes = Vec::new();
     for t in THRESHOLDS {
-        let found = blobs(&s, t, None, &mut scratch);
+        let found = blobs(s, t, None, &mut scratch);
         sizes.extend(found.iter().map(|b| (b.w + b.h) / 2.0));
         consider(&found, &mut best);
     }
     if best.is_none() {
-        let half = halve(&s);
+        let half = halve(s);
         let r = (half.w as f32 * OPENING).round() as usize;
         let k = half.scale / s.scale;
         let mut opened = |max_hole: Option<usize>, best: &mut Option<(Grid, f32)>| {
@@ -403,9 +433,9 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
             opened(Some((size / k * GLYPH_HOLE) as usize), &mut best);
         }
     }
-    if best.is_none() {
+    if best.is_none() && dimmed {
         for t in DIM_THRESHOLDS {
-            consider(&blobs(&s, t, None, &mut scratch), &mut best);
+            consider(&blobs(s, t, None, &mut scratch), &mut best);
         }
     }
     let (mut grid, _) = best?;

@@ -21,7 +21,7 @@
 use image::RgbaImage;
 
 use super::glyph::{Classifier, Features, Ink, Reference, Verdict};
-use super::grid::Grid;
+use super::grid::{Grid, Polarity};
 use super::regions::{Region, Touch, label};
 use crate::score::Bonus;
 
@@ -1644,8 +1644,33 @@ pub fn read_on(
 ) -> Result<Reading, NotABoard> {
     let grid = match grid {
         Some(g) => g.clone(),
-        None => super::grid::find(img).ok_or(NotABoard::NoGrid)?,
+        None => match super::grid::find_either(img).ok_or(NotABoard::NoGrid)? {
+            (g, Polarity::Light) => g,
+            // Dark tiles with light letters: read on the negative, where they are light tiles
+            // with dark letters as the reader knows them. Before, such a board was "no 4x4
+            // grid" (a third of the second generator's boards).
+            (g, Polarity::Dark) => return read_found(&negative(img), g, classifier, threads),
+        },
     };
+    read_found(img, grid, classifier, threads)
+}
+
+/// The screen with every colour turned to its opposite: dark tiles with light letters become
+/// light tiles with dark ones, what the grid search and the reader look for.
+fn negative(img: &RgbaImage) -> RgbaImage {
+    let mut out = img.clone();
+    for p in out.pixels_mut() {
+        p.0 = [255 - p.0[0], 255 - p.0[1], 255 - p.0[2], p.0[3]];
+    }
+    out
+}
+
+fn read_found(
+    img: &RgbaImage,
+    grid: Grid,
+    classifier: &Classifier,
+    threads: usize,
+) -> Result<Reading, NotABoard> {
     let (tiles, face, glyphs) = read_tiles(img, &grid, classifier, threads);
     // Dark where the tiles should be, and mostly blank: no board (a lobby, a results page
     // under the grid a profile gives). Dark with letters: a board under an overlay.
@@ -2370,6 +2395,37 @@ mod tests {
         assert!(seen.glyph, "a glyph is found");
         let (tile, confidence, _) = judge(&seen, &classifier);
         assert_eq!((tile, confidence >= SURE), (QU, true), "{confidence}");
+    }
+
+    #[test]
+    fn dark_tiles_with_light_letters_are_read_as_the_negative_of_the_screen() {
+        // Dark green tiles with white letters on a light panel: no tile is lighter than what
+        // lies between them, so the grid search finds none; on the screen's negative it does.
+        use super::super::corpus::{rounded, text_centred};
+        let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
+        let mut img = RgbaImage::from_pixel(480, 800, rgba([225, 222, 210]));
+        let letters = "WORDSGAMELIKEBUT";
+        for (i, ch) in letters.chars().enumerate() {
+            let (x, y) = (
+                40.0 + 102.0 * (i % 4) as f32,
+                200.0 + 102.0 * (i / 4) as f32,
+            );
+            rounded(&mut img, x, y, x + 92.0, y + 92.0, 10.0, rgba([30, 95, 45]));
+            let s = ch.to_string();
+            text_centred(
+                &mut img,
+                &font,
+                &s,
+                x + 46.0,
+                y + 46.0,
+                56.0,
+                rgba([250, 250, 245]),
+            );
+        }
+        assert!(super::super::grid::find(&img).is_none(), "found as it is");
+        let r = read(&img, None, &Classifier::built_in()).expect("read on the negative");
+        assert_eq!(r.board().to_string(), "WORD/SGAM/ELIK/EBUT");
+        assert!(r.playable(), "{r:?}");
     }
 
     #[test]
