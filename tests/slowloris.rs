@@ -71,6 +71,12 @@ fn threads_and_rss() -> (usize, usize) {
     (field("Threads:"), field("VmRSS:"))
 }
 
+/// A virtual phone on a free loopback port with `limits`.
+fn sim_with(limits: Limits) -> Sim {
+    Sim::start_limited("127.0.0.1:0".parse().unwrap(), SimConfig::default(), limits)
+        .expect("the sim listens")
+}
+
 /// Waits up to 5 s for the process's threads to come back down to `before`.
 fn threads_come_back_to(before: usize) {
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -93,8 +99,7 @@ fn a_slowloris_of_hundreds_of_sockets_holds_no_more_than_the_cap() {
         stall: Duration::from_millis(800),
         ..Limits::default()
     };
-    let sim = Sim::start_limited("127.0.0.1:0".parse().unwrap(), SimConfig::default(), limits)
-        .expect("the sim listens");
+    let sim = sim_with(limits);
     let (threads_before, rss_before) = threads_and_rss();
     let started = Instant::now();
     let mut sockets: Vec<TcpStream> = (0..SOCKETS)
@@ -167,8 +172,7 @@ fn hosts_opening_screenshots_they_never_read_hold_bounded_memory_and_threads() {
         stall: Duration::from_secs(3),
         ..Limits::default()
     };
-    let sim = Sim::start_limited("127.0.0.1:0".parse().unwrap(), SimConfig::default(), limits)
-        .expect("the sim listens");
+    let sim = sim_with(limits);
     // The screen drawn once before counting: it is the phone's, shared by every screenshot.
     common::Host::ready(sim.addr()).exec("echo warm");
     let screen = sim.device().screenshot().as_raw().len();
@@ -235,8 +239,7 @@ fn sockets_dripping_bytes_do_not_lock_out_a_real_adb_connect() {
         stall: Duration::from_secs(2),
         ..Limits::default()
     };
-    let sim = Sim::start_limited("127.0.0.1:0".parse().unwrap(), SimConfig::default(), limits)
-        .expect("the sim listens");
+    let sim = sim_with(limits);
     let (_, log_start) = log_since(0);
     // Twice as many drippers as slots, each sending a byte of a handshake every 300 ms and
     // coming back when it is dropped.
@@ -309,8 +312,7 @@ fn refused_connections_are_warned_about_once_per_ten_seconds() {
         connections: 4,
         ..Limits::default()
     };
-    let sim = Sim::start_limited("127.0.0.1:0".parse().unwrap(), SimConfig::default(), limits)
-        .expect("the sim listens");
+    let sim = sim_with(limits);
     let (_, log_start) = log_since(0);
     // Every slot held by a host that finished its handshake and is quiet: nothing to make
     // room from, so the rest are refused.
@@ -339,8 +341,7 @@ fn a_host_dripping_a_message_is_dropped_at_the_stall_limit() {
         stall: Duration::from_secs(1),
         ..Limits::default()
     };
-    let sim = Sim::start_limited("127.0.0.1:0".parse().unwrap(), SimConfig::default(), limits)
-        .expect("the sim listens");
+    let sim = sim_with(limits);
     for handshake_first in [false, true] {
         let mut s = if handshake_first {
             common::Host::ready(sim.addr()).stream

@@ -264,15 +264,13 @@ fn boards_file(path: &std::path::Path) -> anyhow::Result<Vec<scramblebot::Board>
     Ok(boards)
 }
 
-/// Adds to the gallery at `path` the screens `indices` of `which` with `seed` that it does
-/// not hold yet, each with its description; how many were added. The file is rewritten
-/// whole.
+/// Adds to the gallery at `path` the screens of `which` with `seed` in `screens` (index,
+/// description) that it does not hold yet; how many were added. The file is rewritten whole.
 fn keep_in_gallery(
     path: &std::path::Path,
     which: scramblebot::vision::corpus::Corpus,
     seed: u64,
-    faces: &[scramblebot::vision::corpus::Face],
-    indices: &[u64],
+    screens: &[(u64, String)],
 ) -> anyhow::Result<usize> {
     use scramblebot::files::{self, Kind};
     use scramblebot::vision::corpus::gallery::{self, Entry};
@@ -286,11 +284,11 @@ fn keep_in_gallery(
     let held =
         gallery::parse(&text).map_err(|e| BadInput(anyhow::anyhow!("{}: {e}", path.display())))?;
     let mut added = 0;
-    for &index in indices {
+    for (index, description) in screens {
         let entry = Entry {
             corpus: which,
             seed,
-            index,
+            index: *index,
         };
         if held.contains(&entry) {
             continue;
@@ -298,8 +296,7 @@ fn keep_in_gallery(
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
-        let description = which.sample(faces, seed, index).description;
-        text.push_str(&entry.line(&description));
+        text.push_str(&entry.line(description));
         text.push('\n');
         added += 1;
     }
@@ -343,7 +340,7 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
     });
     bar.finish_and_clear();
     if let Some(path) = &args.gallery {
-        let added = keep_in_gallery(path, which, seed, &faces, &r.exact_sure)?;
+        let added = keep_in_gallery(path, which, seed, &r.exact_sure)?;
         eprintln!(
             "gallery {}: {added} screens added of {} read exactly and surely",
             path.display(),

@@ -833,9 +833,9 @@ pub struct Report {
     /// with a tile read unsure.
     pub misreads: Vec<String>,
     /// The screens whose board was read exactly and surely (what `play` would swipe), by
-    /// index: what the regression gallery keeps.
+    /// index with their description: what the regression gallery keeps.
     #[serde(skip)]
-    pub exact_sure: Vec<u64>,
+    pub exact_sure: Vec<(u64, String)>,
 }
 
 impl Report {
@@ -962,7 +962,7 @@ pub fn measure(
             r.boards_exact += 1;
             if reading.playable() {
                 r.boards_exact_sure += 1;
-                r.exact_sure.push(index);
+                r.exact_sure.push((index, s.description.clone()));
             }
         } else if reading.sure() {
             r.boards_wrong_sure += 1;
