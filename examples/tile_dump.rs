@@ -21,7 +21,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: tile_dump SCREEN OUT_PREFIX INDEX...".into());
     };
     let img = image::open(screen)?.to_rgba8();
-    let g = grid::find(&img).ok_or("no 4x4 grid of tiles on this screen")?;
+    let (g, way) = grid::find_either(&img).ok_or("no 4x4 grid of tiles on this screen")?;
+    // Light letters on darker tiles are read on the negative, as `read` does.
+    let img = match way {
+        grid::Polarity::Light => img,
+        grid::Polarity::Dark => read::negative(&img),
+    };
     for index in indices {
         let t: usize = index.parse()?;
         let &(cx, cy) = g.centres.get(t).ok_or("a tile index is 0 to 15")?;

@@ -1,19 +1,23 @@
 //! Finding the 4x4 grid on a screen without knowing the game: a regular lattice of similar,
-//! light, roughly square tiles. Nothing about position or colour is assumed beyond "tiles are
-//! lighter than what is between them".
+//! roughly square tiles that stand out from what is between them. Nothing about position or
+//! colour is assumed.
 //!
 //! The screen is shrunk to a working width (box averaging), then for several lightness
 //! thresholds the light regions are labelled; regions of tile shape (near square, mostly
 //! filled: the glyph makes holes) become candidates. The largest group of candidates of one
-//! size whose centres fall into 4 evenly spaced columns and 4 evenly spaced rows is the grid.
+//! size whose centres fall into 4 evenly spaced columns and 4 evenly spaced rows is the grid
+//! (other rows or columns of such regions, a hand or a row of buttons, are left out).
 //! Tiles may be missing from the detections (a highlighted tile, a path line drawn across
 //! tiles merges them): the lattice is fitted from those found, and at least
 //! `MIN_TILES_SEEN` of 16 must agree. When no threshold gives a grid, the search is run again
 //! at half the width on masks whose holes are filled and that are opened by a small square,
 //! which cuts a line joining tiles; when a traced path closes a loop, filling every hole
 //! would fill the loop too, so a last try fills only holes of a glyph's size (under the side
-//! of the tiles the plain masks saw). Last, darker thresholds find a board dimmed under an
-//! overlay.
+//! of the tiles the plain masks saw). `find_either` goes on where light tiles give no grid:
+//! dark tiles (the same search on the negative), tiles of one colour as light as their panel
+//! (on how near each pixel is to each of the screen's common colours), and last darker
+//! thresholds, which find a board dimmed under an overlay; it says which way round the
+//! letters are.
 
 use image::RgbaImage;
 
@@ -80,6 +84,8 @@ struct Shrunk {
     w: usize,
     h: usize,
     luma: Vec<u8>,
+    /// The shrunk colours, row-major like `luma` (empty where only lightness is kept).
+    rgb: Vec<[u8; 3]>,
     scale: f32,
 }
 
@@ -87,29 +93,37 @@ fn shrink(img: &RgbaImage) -> Shrunk {
     let f = (img.width() / WORK_WIDTH).max(1) as usize;
     let (w, h) = (img.width() as usize / f, img.height() as usize / f);
     let mut luma = vec![0u8; w * h];
+    let mut rgb = vec![[0u8; 3]; w * h];
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
-    // Rec. 601 luma in thousandths, summed per output pixel a screen row at a time.
-    let mut sums = vec![0u32; w];
+    // Channels summed per output pixel a screen row at a time.
+    let mut sums = vec![[0u32; 3]; w];
+    let area = (f * f) as u32;
     for y in 0..h {
-        sums.fill(0);
+        sums.fill([0; 3]);
         for dy in 0..f {
             let row = &raw[(y * f + dy) * stride..][..w * f * 4];
             for (sum, block) in sums.iter_mut().zip(row.chunks_exact(f * 4)) {
                 for p in block.chunks_exact(4) {
-                    *sum += 299 * u32::from(p[0]) + 587 * u32::from(p[1]) + 114 * u32::from(p[2]);
+                    for (s, &v) in sum.iter_mut().zip(p) {
+                        *s += u32::from(v);
+                    }
                 }
             }
         }
-        let per = 1000 * (f * f) as u32;
-        for (out, sum) in luma[y * w..(y + 1) * w].iter_mut().zip(&sums) {
-            *out = (sum / per) as u8;
+        let out = luma[y * w..(y + 1) * w].iter_mut().zip(&mut rgb[y * w..]);
+        for ((l, c), sum) in out.zip(&sums) {
+            // Rec. 601 luma in thousandths.
+            let [r, g, b] = sum.map(u64::from);
+            *l = ((299 * r + 587 * g + 114 * b) / (1000 * u64::from(area))) as u8;
+            *c = sum.map(|s| (s / area) as u8);
         }
     }
     Shrunk {
         w,
         h,
         luma,
+        rgb,
         scale: f as f32,
     }
 }
@@ -128,6 +142,7 @@ fn halve(s: &Shrunk) -> Shrunk {
         w,
         h,
         luma,
+        rgb: Vec::new(),
         scale: s.scale * 2.0,
     }
 }
@@ -269,21 +284,54 @@ fn clusters(mut values: Vec<f32>, tol: f32) -> Vec<(f32, usize)> {
     out
 }
 
-/// Four evenly spaced positions from clusters, if they are that; (positions, pitch).
+/// At most this many clusters (the most populous) are tried as a lattice's rows or columns.
+const MAX_CLUSTERS: usize = 24;
+
+/// Four evenly spaced positions among clusters of blob centres; (positions, pitch). Clusters
+/// off the lattice (a hand, a button, a badge of a tile's size) are left out: the four taken
+/// are those, evenly spaced, that hold the most blobs. Requiring exactly four clusters, a
+/// pointing hand the size of a tile below the board hid it (the second generator).
 fn even_four(c: &[(f32, usize)], size: f32) -> Option<([f32; SIDE], f32)> {
-    if c.len() != SIDE {
+    if c.len() < SIDE {
         return None;
     }
-    let gaps: Vec<f32> = c.windows(2).map(|p| p[1].0 - p[0].0).collect();
-    let pitch = (c[SIDE - 1].0 - c[0].0) / (SIDE - 1) as f32;
-    if !(pitch >= size * 0.95 && pitch <= size * 1.8) {
-        return None;
+    let mut c = c.to_vec();
+    if c.len() > MAX_CLUSTERS {
+        c.sort_by_key(|p| std::cmp::Reverse(p.1));
+        c.truncate(MAX_CLUSTERS);
+        c.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    if gaps.iter().any(|g| (g - pitch).abs() > pitch * 0.12) {
-        return None;
+    // (blobs held, positions, pitch) of the best choice.
+    let mut best: Option<(usize, [f32; SIDE], f32)> = None;
+    for (i, first) in c.iter().enumerate() {
+        for last in c.iter().skip(i + SIDE - 1) {
+            let pitch = (last.0 - first.0) / (SIDE - 1) as f32;
+            if !(pitch >= size * 0.95 && pitch <= size * 1.8) {
+                continue;
+            }
+            // The cluster nearest each lattice position, within 12% of the pitch.
+            let mut chosen = [first.0; SIDE];
+            let mut held = 0;
+            let all_near = (0..SIDE).all(|k| {
+                let want = first.0 + pitch * k as f32;
+                c.iter()
+                    .filter(|p| (p.0 - want).abs() <= pitch * 0.12)
+                    .min_by(|a, b| (a.0 - want).abs().total_cmp(&(b.0 - want).abs()))
+                    .map(|p| {
+                        chosen[k] = p.0;
+                        held += p.1;
+                    })
+                    .is_some()
+            });
+            if all_near && best.as_ref().is_none_or(|b| held > b.0) {
+                best = Some((held, chosen, pitch));
+            }
+        }
     }
-    // Evenly spaced at that pitch, centred on the four clusters' mean.
-    let first = c.iter().map(|p| p.0).sum::<f32>() / SIDE as f32 - pitch * 1.5;
+    let (_, chosen, _) = best?;
+    // Evenly spaced at the pitch of the four chosen, centred on their mean.
+    let pitch = (chosen[SIDE - 1] - chosen[0]) / (SIDE - 1) as f32;
+    let first = chosen.iter().sum::<f32>() / SIDE as f32 - pitch * 1.5;
     let pos = [0, 1, 2, 3].map(|i| first + pitch * i as f32);
     Some((pos, pitch))
 }
@@ -368,11 +416,11 @@ pub fn find(img: &RgbaImage) -> Option<Grid> {
     if s.w < 16 || s.h < 16 {
         return None;
     }
-    search(&s, true)
+    search(&s).or_else(|| search_plain(&s, &DIM_THRESHOLDS))
 }
 
-/// Which way round a grid was found: light tiles (what a game draws most), or dark tiles with
-/// light letters, found on the screen's negative.
+/// Which way round a board's letters are: dark on lighter tiles (what a game draws most), or
+/// light on darker tiles, read on the screen's negative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Polarity {
     Light,
@@ -380,24 +428,151 @@ pub enum Polarity {
 }
 
 /// `find`, then, when there is no grid of light tiles, a grid of dark ones (tiles darker than
-/// what lies between them: light on the screen's negative), and which it was.
+/// what lies between them: light on the screen's negative), then a grid of tiles of one colour
+/// (as light as what lies between them, but of another colour), and which way round the
+/// board's letters are to be read.
 pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
-    let mut s = shrink(img);
+    let s = shrink(img);
     if s.w < 16 || s.h < 16 {
         return None;
     }
-    if let Some(g) = search(&s, true) {
+    if let Some(g) = search(&s) {
         return Some((g, Polarity::Light));
     }
-    for l in &mut s.luma {
-        *l = 255 - *l;
+    let negative = Shrunk {
+        luma: s.luma.iter().map(|l| 255 - l).collect(),
+        rgb: Vec::new(),
+        ..s
+    };
+    if let Some(g) = search(&negative) {
+        return Some((g, Polarity::Dark));
     }
-    // No dimmed pass on the negative: an overlay darkens, it does not lighten.
-    search(&s, false).map(|g| (g, Polarity::Dark))
+    if let Some(found) = by_colour(&s) {
+        return Some(found);
+    }
+    // Tiles a little lighter than what lies between them: dimmed under an overlay, or dark
+    // tiles (whose letters are then lighter still) on a darker panel. Last: only the lighter
+    // part of shaded tiles may pass these thresholds, and a grid of half tiles is a grid
+    // misplaced (a J cut to an I, read surely, on the second generator).
+    search_plain(&s, &DIM_THRESHOLDS).map(|g| {
+        let way = letters_way(&s, &g);
+        (g, way)
+    })
 }
 
-/// The grid search on a shrunk screen; `dimmed`: with the dark thresholds last.
-fn search(s: &Shrunk, dimmed: bool) -> Option<Grid> {
+/// The tile colours tried: the screen's most common colours, at most this many...
+const COLOURS_TRIED: usize = 6;
+/// ...of which no two are nearer than this (RGB distance)...
+const COLOURS_APART: f32 = 48.0;
+/// ...each on at least this share of the screen (16 small tiles cover more).
+const COLOUR_SHARE: usize = 200;
+
+/// A grid of tiles of one colour, whatever their lightness: the search is run on how near
+/// each pixel is to a colour the screen shows much of (light where it is that colour), for
+/// each such colour. Green tiles on a brown panel of the same lightness are no grid in light
+/// or dark (the second generator drew a sixth of its boards so).
+fn by_colour(s: &Shrunk) -> Option<(Grid, Polarity)> {
+    for colour in common_colours(s) {
+        let near = Shrunk {
+            luma: s
+                .rgb
+                .iter()
+                .map(|&p| 255 - distance(p, colour).min(255.0) as u8)
+                .collect(),
+            rgb: Vec::new(),
+            ..*s
+        };
+        // At half the working width and on plain masks alone: most screens have no board,
+        // and each colour costs a search (a 480x800 menu took 180 ms at the working width,
+        // every mask tried, against 60 ms before colours were).
+        if let Some(grid) = search_plain(&halve(&near), &THRESHOLDS) {
+            let way = letters_way(s, &grid);
+            return Some((grid, way));
+        }
+    }
+    None
+}
+
+fn distance(p: [u8; 3], c: [f32; 3]) -> f32 {
+    p.iter()
+        .zip(c)
+        .map(|(&v, c)| (f32::from(v) - c).powi(2))
+        .sum::<f32>()
+        .sqrt()
+}
+
+/// The screen's most common colours, most common first, mean colours of 16-level bins.
+fn common_colours(s: &Shrunk) -> Vec<[f32; 3]> {
+    const BINS: usize = 16 * 16 * 16;
+    let mut count = vec![0u32; BINS];
+    let mut sum = vec![[0u32; 3]; BINS];
+    let bin = |p: &[u8; 3]| {
+        (usize::from(p[0] >> 4) << 8) | (usize::from(p[1] >> 4) << 4) | usize::from(p[2] >> 4)
+    };
+    for p in &s.rgb {
+        let b = bin(p);
+        count[b] += 1;
+        for (s, &v) in sum[b].iter_mut().zip(p) {
+            *s += u32::from(v);
+        }
+    }
+    let least = (s.rgb.len() / COLOUR_SHARE).max(1) as u32;
+    let mut bins: Vec<usize> = (0..BINS).filter(|&b| count[b] >= least).collect();
+    bins.sort_by_key(|&b| std::cmp::Reverse(count[b]));
+    let mut out: Vec<[f32; 3]> = Vec::new();
+    for b in bins {
+        let mean = sum[b].map(|v| v as f32 / count[b] as f32);
+        let apart = |o: &[f32; 3]| distance(o.map(|v| v.round() as u8), mean) >= COLOURS_APART;
+        if out.iter().all(apart) {
+            out.push(mean);
+            if out.len() == COLOURS_TRIED {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Whether the letters on `grid`'s tiles are darker than the tiles (read as they are) or
+/// lighter (read on the negative): on most tiles, the middle, where the letter is, is darker
+/// or lighter on the whole than the rim of the face round it.
+fn letters_way(s: &Shrunk, grid: &Grid) -> Polarity {
+    let side = grid.tile / s.scale;
+    let (middle, rim_in, rim_out) = (side * 0.22, side * 0.3, side * 0.4);
+    let darker = grid
+        .centres
+        .iter()
+        .filter(|&&(x, y)| {
+            let (cx, cy) = (x / s.scale, y / s.scale);
+            let (mut mid, mut rim) = ((0.0, 0.0), (0.0, 0.0));
+            let y0 = (cy - rim_out).max(0.0) as usize;
+            let x0 = (cx - rim_out).max(0.0) as usize;
+            for y in y0..((cy + rim_out) as usize).min(s.h) {
+                for x in x0..((cx + rim_out) as usize).min(s.w) {
+                    let far = (x as f32 + 0.5 - cx).abs().max((y as f32 + 0.5 - cy).abs());
+                    let sum = if far <= middle {
+                        &mut mid
+                    } else if far >= rim_in {
+                        &mut rim
+                    } else {
+                        continue;
+                    };
+                    sum.0 += f32::from(s.luma[y * s.w + x]);
+                    sum.1 += 1.0;
+                }
+            }
+            mid.1 > 0.0 && rim.1 > 0.0 && mid.0 / mid.1 < rim.0 / rim.1
+        })
+        .count();
+    if darker * 2 >= grid.centres.len() {
+        Polarity::Light
+    } else {
+        Polarity::Dark
+    }
+}
+
+/// The grid search on a shrunk screen.
+fn search(s: &Shrunk) -> Option<Grid> {
     let mut scratch = Scratch::default();
     // (tiles seen, -mean error) decides.
     let mut best: Option<(Grid, f32)> = None;
@@ -433,11 +608,21 @@ fn search(s: &Shrunk, dimmed: bool) -> Option<Grid> {
             opened(Some((size / k * GLYPH_HOLE) as usize), &mut best);
         }
     }
-    if best.is_none() && dimmed {
-        for t in DIM_THRESHOLDS {
-            consider(&blobs(s, t, None, &mut scratch), &mut best);
-        }
+    to_screen(s, best)
+}
+
+/// The grid search on plain masks alone, at `thresholds`.
+fn search_plain(s: &Shrunk, thresholds: &[u8]) -> Option<Grid> {
+    let mut scratch = Scratch::default();
+    let mut best = None;
+    for &t in thresholds {
+        consider(&blobs(s, t, None, &mut scratch), &mut best);
     }
+    to_screen(s, best)
+}
+
+/// The best grid found, in the screen's pixels.
+fn to_screen(s: &Shrunk, best: Option<(Grid, f32)>) -> Option<Grid> {
     let (mut grid, _) = best?;
     // Back to the screen's pixels.
     for c in &mut grid.centres {
@@ -564,6 +749,38 @@ mod tests {
             consider(&blobs(&s, t, None, &mut scratch), &mut plain);
         }
         assert!(plain.is_none(), "the plain masks already found {plain:?}");
+    }
+
+    #[test]
+    fn a_tile_sized_shape_off_the_board_does_not_hide_the_grid() {
+        // A light disc of about a tile's size below the board (a pointing hand, a button)
+        // makes a fifth row of tile-shaped regions: the lattice is the four rows and columns
+        // that hold the most of them, evenly spaced.
+        let (mut img, want) = screen(false, false);
+        let (cx, cy, r) = (200.0f32, 1100.0f32, 58.0f32);
+        for y in (cy - r) as u32..(cy + r) as u32 {
+            for x in (cx - r) as u32..(cx + r) as u32 {
+                if (x as f32 - cx).hypot(y as f32 - cy) <= r {
+                    img.put_pixel(x, y, Rgba([230, 230, 230, 255]));
+                }
+            }
+        }
+        let grid = find(&img).expect("no grid");
+        for (got, want) in grid.centres.iter().zip(want) {
+            let off = ((got.0 - want.0).powi(2) + (got.1 - want.1).powi(2)).sqrt();
+            assert!(off < 8.0, "{got:?} for {want:?}");
+        }
+        // Five rows where four are wanted: exactly four clusters were needed before.
+        let rows = [415.0, 565.0, 715.0, 865.0, 1100.0].map(|y| (y, 4));
+        let (ys, pitch) = even_four(&rows, 130.0).expect("four rows among five");
+        assert_eq!(
+            (ys.map(|y| y.round()), pitch),
+            ([415.0, 565.0, 715.0, 865.0], 150.0)
+        );
+        assert!(
+            even_four(&rows[1..], 130.0).is_none(),
+            "three rows and a stray"
+        );
     }
 
     #[test]

@@ -1657,7 +1657,7 @@ pub fn read_on(
 
 /// The screen with every colour turned to its opposite: dark tiles with light letters become
 /// light tiles with dark ones, what the grid search and the reader look for.
-fn negative(img: &RgbaImage) -> RgbaImage {
+pub fn negative(img: &RgbaImage) -> RgbaImage {
     let mut out = img.clone();
     for p in out.pixels_mut() {
         p.0 = [255 - p.0[0], 255 - p.0[1], 255 - p.0[2], p.0[3]];
@@ -2397,35 +2397,55 @@ mod tests {
         assert_eq!((tile, confidence >= SURE), (QU, true), "{confidence}");
     }
 
-    #[test]
-    fn dark_tiles_with_light_letters_are_read_as_the_negative_of_the_screen() {
-        // Dark green tiles with white letters on a light panel: no tile is lighter than what
-        // lies between them, so the grid search finds none; on the screen's negative it does.
+    /// A 480x800 screen of one colour with a board of rounded tiles of another, its letters
+    /// "WORDSGAMELIKEBUT" in a third.
+    fn board_drawn(panel: [u8; 3], tile: [u8; 3], ink: [u8; 3]) -> RgbaImage {
         use super::super::corpus::{rounded, text_centred};
         let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
-        let mut img = RgbaImage::from_pixel(480, 800, rgba([225, 222, 210]));
-        let letters = "WORDSGAMELIKEBUT";
-        for (i, ch) in letters.chars().enumerate() {
+        let mut img = RgbaImage::from_pixel(480, 800, rgba(panel));
+        for (i, ch) in "WORDSGAMELIKEBUT".chars().enumerate() {
             let (x, y) = (
                 40.0 + 102.0 * (i % 4) as f32,
                 200.0 + 102.0 * (i / 4) as f32,
             );
-            rounded(&mut img, x, y, x + 92.0, y + 92.0, 10.0, rgba([30, 95, 45]));
+            rounded(&mut img, x, y, x + 92.0, y + 92.0, 10.0, rgba(tile));
             let s = ch.to_string();
-            text_centred(
-                &mut img,
-                &font,
-                &s,
-                x + 46.0,
-                y + 46.0,
-                56.0,
-                rgba([250, 250, 245]),
-            );
+            text_centred(&mut img, &font, &s, x + 46.0, y + 46.0, 56.0, rgba(ink));
         }
+        img
+    }
+
+    #[test]
+    fn dark_tiles_with_light_letters_are_read_as_the_negative_of_the_screen() {
+        // Dark green tiles with white letters on a light panel: no tile is lighter than what
+        // lies between them, so the grid search finds none; on the screen's negative it does.
+        let img = board_drawn([225, 222, 210], [30, 95, 45], [250, 250, 245]);
         assert!(super::super::grid::find(&img).is_none(), "found as it is");
         let r = read(&img, None, &Classifier::built_in()).expect("read on the negative");
         assert_eq!(r.board().to_string(), "WORD/SGAM/ELIK/EBUT");
         assert!(r.playable(), "{r:?}");
+    }
+
+    #[test]
+    fn tiles_as_light_as_their_panel_are_found_by_their_colour() {
+        // Green tiles on a brown panel, and sand tiles on a sky-blue one, each as light as its
+        // panel (Rec. 601 luma 89 and 90, 173 and 176): neither lighter nor darker, no grid in
+        // light or on the negative; the colour tells them apart. The letters are read the way
+        // round they are: light ones on the negative, dark ones as they are.
+        for (panel, tile, ink) in [
+            ([120, 80, 60], [40, 120, 60], [250, 250, 240]),
+            ([140, 190, 200], [200, 170, 120], [30, 30, 30]),
+        ] {
+            let img = board_drawn(panel, tile, ink);
+            assert!(
+                super::super::grid::find(&img).is_none(),
+                "{tile:?}: found in light"
+            );
+            let r = read(&img, None, &Classifier::built_in())
+                .unwrap_or_else(|e| panic!("{tile:?} on {panel:?}: {e}"));
+            assert_eq!(r.board().to_string(), "WORD/SGAM/ELIK/EBUT", "{tile:?}");
+            assert!(r.playable(), "{tile:?}: {r:?}");
+        }
     }
 
     #[test]

@@ -1,0 +1,43 @@
+//! Times the board reader on screenshots, as `read` reads them (grid search included), on one
+//! thread and from decoded pixels, so builds can be compared on the same files:
+//!
+//!     cargo run --release --example read_time -- [--rounds N] FILE...
+//!
+//! Prints, per file, the median and the fastest read in ms over N rounds (default 20), and
+//! what was read (a board, or why not).
+
+use scramblebot::vision::{glyph::Classifier, read};
+use std::time::Instant;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1).peekable();
+    let mut rounds = 20usize;
+    if args.peek().map(String::as_str) == Some("--rounds") {
+        args.next();
+        rounds = args.next().ok_or("--rounds needs a number")?.parse()?;
+    }
+    let classifier = Classifier::built_in();
+    for file in args {
+        let img = image::open(&file)?.to_rgba8();
+        let mut times = Vec::with_capacity(rounds);
+        let mut what = String::new();
+        for _ in 0..rounds.max(1) {
+            let start = Instant::now();
+            let r = read::read_on(&img, None, &classifier, 1);
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+            what = match r {
+                Ok(r) => format!("{}", r.board()),
+                Err(e) => e.to_string(),
+            };
+        }
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{file} {}x{}: median {:.1} ms, fastest {:.1} ms: {what}",
+            img.width(),
+            img.height(),
+            times[times.len() / 2],
+            times[0]
+        );
+    }
+    Ok(())
+}
