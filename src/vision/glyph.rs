@@ -16,6 +16,9 @@
 
 use std::sync::LazyLock;
 
+/// Confidence below which a letter read (a tile's, a badge's) is not trusted.
+pub const SURE: f32 = 0.15;
+
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont};
 
 use super::regions::{Touch, label};

@@ -21,6 +21,7 @@
 
 use image::RgbaImage;
 
+use super::colour::distance;
 use super::regions::{Touch, label};
 
 /// The working width the screen is shrunk to.
@@ -477,7 +478,7 @@ fn by_colour(s: &Shrunk) -> Option<(Grid, Polarity)> {
             luma: s
                 .rgb
                 .iter()
-                .map(|&p| 255 - distance(p, colour).min(255.0) as u8)
+                .map(|&p| 255 - distance(p.map(f32::from), colour).min(255.0) as u8)
                 .collect(),
             rgb: Vec::new(),
             ..*s
@@ -491,14 +492,6 @@ fn by_colour(s: &Shrunk) -> Option<(Grid, Polarity)> {
         }
     }
     None
-}
-
-fn distance(p: [u8; 3], c: [f32; 3]) -> f32 {
-    p.iter()
-        .zip(c)
-        .map(|(&v, c)| (f32::from(v) - c).powi(2))
-        .sum::<f32>()
-        .sqrt()
 }
 
 /// The screen's most common colours, most common first, mean colours of 16-level bins.
@@ -522,7 +515,7 @@ fn common_colours(s: &Shrunk) -> Vec<[f32; 3]> {
     let mut out: Vec<[f32; 3]> = Vec::new();
     for b in bins {
         let mean = sum[b].map(|v| v as f32 / count[b] as f32);
-        let apart = |o: &[f32; 3]| distance(o.map(|v| v.round() as u8), mean) >= COLOURS_APART;
+        let apart = |o: &[f32; 3]| distance(*o, mean) >= COLOURS_APART;
         if out.iter().all(apart) {
             out.push(mean);
             if out.len() == COLOURS_TRIED {

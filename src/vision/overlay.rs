@@ -14,8 +14,8 @@
 
 use image::RgbaImage;
 
+use super::colour::distance;
 use super::grid::Grid;
-use super::read::distance;
 
 /// Samples along a gap's midline, from one end to the other: dense enough that a toast's
 /// thin letters, crossing a street stroke by stroke, cover a share of them (at 9, a third of

@@ -1,0 +1,12 @@
+//! Measures on colours (RGB, 0-255 per channel, as f32) that the grid search, the reader and
+//! the overlay check share.
+
+/// Luma (BT.601 weights) of a colour.
+pub fn luma(px: [f32; 3]) -> f32 {
+    0.299 * px[0] + 0.587 * px[1] + 0.114 * px[2]
+}
+
+/// Euclidean distance of two colours.
+pub fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}

@@ -1,0 +1,346 @@
+//! A tile's bonus badge: a strongly coloured region in a corner of the tile (it may stick out
+//! of it), its two letters, lighter than the badge, read with the classifier restricted to D
+//! or T, then L or W.
+
+use image::RgbaImage;
+
+use super::crop::{Crop, crop, face_luma};
+use super::mask::morph;
+use crate::score::Bonus;
+use crate::vision::colour::luma;
+use crate::vision::glyph::{Classifier, Features, Ink, SURE};
+use crate::vision::regions::{Region, Touch, label};
+
+/// A badge's crop is this much wider than the tile: badges may stick out of it.
+const BADGE_CROP: f32 = 1.2;
+/// The largest side a badge's crop is worked at (badge letters are small).
+const BADGE_WORK: usize = 160;
+/// Pixels this close in lightness to the most common one are the face's (for its colour).
+const COMMON_TOLERANCE: f32 = 8.0;
+/// Colours at least this far apart (Euclidean, in RGB) are different colours: a badge's from
+/// the face's, the gap's from the face's.
+const FAR_COLOUR: f32 = 70.0;
+/// A pixel whose channels spread by more than this is vivid: badges are strongly coloured.
+const VIVID: f32 = 50.0;
+/// The gap is sampled beside the middle half of each side of the tile (badges sit at corners).
+const BESIDE_MIDDLE: f32 = 0.5;
+/// Gap samples needed (a share, 1/n, of the crop's side) before the gap's colour is trusted;
+/// fewer, and the crop's border stands in for it.
+const MIN_GAP_SAMPLES: usize = 8;
+/// A badge's centre lies outside the middle band of the crop, 0.38 to 0.62 of its side, on
+/// both axes: in a corner quarter.
+const CORNER_LOW: f32 = 0.38;
+const CORNER_HIGH: f32 = 0.62;
+/// A badge's least width and height, and its greatest side, as shares of the crop's side.
+const BADGE_MIN_W: f32 = 0.12;
+const BADGE_MIN_H: f32 = 0.08;
+const BADGE_MAX: f32 = 0.5;
+/// A badge fills at least this share of its bounding box (a rounded rectangle or a circle
+/// does; a thin diagonal rim does not).
+const BADGE_FILL: f32 = 0.4;
+/// The tile's corners start this far from the crop's middle (a share of its side) when they
+/// are searched for gap-coloured pixels.
+const CORNER_FROM_MIDDLE: f32 = 0.12;
+/// The tile's inner part, without its outer 7% each side, where its own rounded corners show
+/// the gap.
+const TILE_INNER: f32 = 0.86;
+/// The lightest of what the badge leaves uncovered in its box is this percentile (not the
+/// maximum: one stray light pixel must not set it).
+const LIGHTEST_PERCENT: usize = 95;
+/// Letters are at least this much lighter than the badge, whatever else is in its box.
+const MIN_LETTER_LIFT: f32 = 60.0;
+/// A badge letter is at least this share of the badge's height (smaller is a speck).
+const MIN_LETTER_HEIGHT: f32 = 0.2;
+
+/// The geometry of a badge's crop: `n` cells a side, the tile's half side and the crop's
+/// middle in cells.
+struct BadgeCrop {
+    pub(super) crop: Crop,
+    pub(super) nf: f32,
+    half: f32,
+    pub(super) mid: f32,
+}
+
+impl BadgeCrop {
+    fn new(img: &RgbaImage, c: (f32, f32), tile: f32) -> BadgeCrop {
+        let side = tile * BADGE_CROP;
+        let crop = crop(img, c, side, BADGE_WORK);
+        let nf = crop.n as f32;
+        BadgeCrop {
+            half: tile * nf / side / 2.0,
+            mid: (nf - 1.0) / 2.0,
+            nf,
+            crop,
+        }
+    }
+
+    /// Crop cells [a, b) along an axis, from offsets relative to the middle.
+    fn span(&self, from: f32, to: f32) -> std::ops::Range<usize> {
+        let cell = |d: f32| (self.mid + d).clamp(0.0, self.nf) as usize;
+        cell(from)..cell(to)
+    }
+}
+
+/// The spread of a colour's channels: 0 for greys.
+fn chroma(p: [f32; 3]) -> f32 {
+    let max = p[0].max(p[1]).max(p[2]);
+    let min = p[0].min(p[1]).min(p[2]);
+    max - min
+}
+
+/// The median of each channel.
+fn median_colour(mut v: Vec<[f32; 3]>) -> [f32; 3] {
+    let mut out = [0.0; 3];
+    let k = v.len() / 2;
+    for (ch, o) in out.iter_mut().enumerate() {
+        *o = v
+            .select_nth_unstable_by(k, |a, b| a[ch].total_cmp(&b[ch]))
+            .1[ch];
+    }
+    out
+}
+
+/// Whether two colours are `FAR_COLOUR` apart or more.
+pub(super) fn far(p: [f32; 3], q: [f32; 3]) -> bool {
+    (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>() > FAR_COLOUR * FAR_COLOUR
+}
+
+/// The face's colour (the median of the pixels of the most common lightness) and the colour
+/// around the tile: the gap beside the middle of each of its sides (badges sit at corners),
+/// where the gap is wide enough to show; else the crop's border. (The border alone can be the
+/// neighbours' faces, and a badge sticking out into the gap would then join the gap into one
+/// region.)
+fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
+    let (crop, n) = (&b.crop, b.crop.n);
+    let common = face_luma(crop);
+    let mut common_px = Vec::new();
+    let mut border = Vec::new();
+    for y in 0..n {
+        for x in 0..n {
+            let p = crop.rgb[y * n + x];
+            if (crop.luma[y * n + x] - common).abs() <= COMMON_TOLERANCE {
+                common_px.push(p);
+            }
+            if x == 0 || y == 0 || x + 1 == n || y + 1 == n {
+                border.push(p);
+            }
+        }
+    }
+    let face = median_colour(common_px);
+    let (nf, half) = (b.nf, b.half);
+    let beside = b.span(-half * BESIDE_MIDDLE, half * BESIDE_MIDDLE);
+    // One cell past the tile's edge, its antialiased rim.
+    let outside = half + 1.0;
+    let mut gap = Vec::new();
+    // Every other cell each way is plenty for a median, at a quarter of the cost.
+    for along in beside.step_by(2) {
+        for out in b
+            .span(-nf, -outside)
+            .chain(b.span(outside + 1.0, nf))
+            .step_by(2)
+        {
+            for p in [out * n + along, along * n + out] {
+                if far(crop.rgb[p], face) {
+                    gap.push(crop.rgb[p]);
+                }
+            }
+        }
+    }
+    let around = if gap.len() >= n / MIN_GAP_SAMPLES {
+        median_colour(gap)
+    } else {
+        median_colour(border)
+    };
+    (face, around)
+}
+
+/// A badge found on a crop, and the crop's labels (the badge's region among them).
+struct FoundBadge {
+    region: Region,
+    pub(super) labels: Vec<u32>,
+}
+
+/// A badge: a sizeable region of a vivid colour unlike the face, whose centre lies in a
+/// corner quarter of the tile. First among colours unlike what surrounds the tile too (a
+/// badge may stick out into the gap); failing that, among all, for a badge of the gap's own
+/// colour, which the face around it sets apart, and then its centre must lie on the tile (a
+/// neighbour's corner in the crop's corner is no badge). Eroded once, which cuts the thin
+/// antialiased rim of the tile (a blend of the two, often vivid too).
+fn find_badge(b: &BadgeCrop, face: [f32; 3], around: [f32; 3]) -> Option<FoundBadge> {
+    let (n, nf, half, mid) = (b.crop.n, b.nf, b.half, b.mid);
+    let (mut vivid, mut unlike_around) = (vec![false; n * n], vec![false; n * n]);
+    for (p, &c) in b.crop.rgb.iter().enumerate() {
+        vivid[p] = chroma(c) > VIVID && far(c, face);
+        unlike_around[p] = vivid[p] && far(c, around);
+    }
+    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    let mut find = |mask: &[bool], anywhere: bool| {
+        let mask = morph(mask, n, true);
+        let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
+        found
+            .into_iter()
+            .filter(|r| {
+                let (w, h) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
+                let corner = (r.cx() < nf * CORNER_LOW || r.cx() > nf * CORNER_HIGH)
+                    && (r.cy() < nf * CORNER_LOW || r.cy() > nf * CORNER_HIGH);
+                let on_tile = (r.cx() - mid).abs() < half && (r.cy() - mid).abs() < half;
+                corner
+                    && (anywhere || on_tile)
+                    && w > nf * BADGE_MIN_W
+                    && h > nf * BADGE_MIN_H
+                    && w < nf * BADGE_MAX
+                    && h < nf * BADGE_MAX
+                    && r.count as f32 > BADGE_FILL * w * h
+            })
+            .max_by_key(|r| r.count)
+    };
+    let region = match find(&unlike_around, true) {
+        Some(r) => r,
+        None => {
+            // Only worth a second look when the tile's corners hold enough pixels of the gap's
+            // colour for half the smallest badge (most tiles have no badge).
+            let inner = half * TILE_INNER;
+            let corners = || {
+                b.span(-inner, -nf * CORNER_FROM_MIDDLE)
+                    .chain(b.span(nf * CORNER_FROM_MIDDLE + 1.0, inner))
+            };
+            let gap_coloured = corners()
+                .flat_map(|y| corners().map(move |x| y * n + x))
+                .filter(|&p| vivid[p] && !unlike_around[p])
+                .count();
+            let smallest = BADGE_FILL * (nf * BADGE_MIN_W) * (nf * BADGE_MIN_H);
+            if (gap_coloured as f32) < smallest / 2.0 {
+                return None;
+            }
+            find(&vivid, false)?
+        }
+    };
+    Some(FoundBadge { region, labels })
+}
+
+/// The badge's letters as a mask over its bounding box (`bw` x `bh`): what is lighter than
+/// halfway from the badge to the lightest of what it leaves uncovered in its box (its
+/// letters, or the face at its rounded corners). Not "not the badge's colour": a thin stroke
+/// blended with the badge (a small badge, a downscaled crop) is vivid too, and the badge
+/// region swallows it.
+fn badge_text(crop: &Crop, found: &FoundBadge) -> (Vec<bool>, usize, usize) {
+    let n = crop.n;
+    let (badge, labels) = (&found.region, &found.labels);
+    let (bx0, by0, bx1, by1) = (badge.x0, badge.y0, badge.x1, badge.y1);
+    let mut colour = [0.0f32; 3];
+    let mut k = 0.0;
+    for y in by0..by1 {
+        for x in bx0..bx1 {
+            if labels[y * n + x] == badge.id {
+                let p = crop.rgb[y * n + x];
+                for ch in 0..3 {
+                    colour[ch] += p[ch];
+                }
+                k += 1.0;
+            }
+        }
+    }
+    let badge_luma = luma(colour) / k;
+    let (bw, bh) = (bx1 - bx0, by1 - by0);
+    let mut lumas: Vec<f32> = (by0..by1)
+        .flat_map(|y| (bx0..bx1).map(move |x| (x, y)))
+        .filter(|&(x, y)| labels[y * n + x] != badge.id)
+        .map(|(x, y)| crop.luma[y * n + x])
+        .collect();
+    let light = if lumas.is_empty() {
+        255.0
+    } else {
+        let k = (lumas.len() * LIGHTEST_PERCENT / 100).min(lumas.len() - 1);
+        *lumas.select_nth_unstable_by(k, f32::total_cmp).1
+    };
+    let threshold = (badge_luma + light.max(badge_luma + MIN_LETTER_LIFT)) / 2.0;
+    let mut text = vec![false; bw * bh];
+    for y in by0..by1 {
+        for x in bx0..bx1 {
+            text[(y - by0) * bw + (x - bx0)] = crop.luma[y * n + x] > threshold;
+        }
+    }
+    (text, bw, bh)
+}
+
+/// The badge's two letters in its text mask, left to right, each as (its region's id in
+/// `text_labels`, its columns): the two largest light regions of the box, not touching its
+/// edge. Two letters that touch (a T's bar reaching the W, at small sizes) come as one region
+/// wider than tall: they are cut apart at the column with the least of it, in its middle.
+#[allow(clippy::type_complexity)]
+fn badge_letters(
+    text: &[bool],
+    bw: usize,
+    bh: usize,
+) -> Option<(Vec<u32>, [(u32, std::ops::Range<usize>); 2])> {
+    let (mut text_labels, mut stack) = (Vec::new(), Vec::new());
+    let mut letters: Vec<Region> = label(
+        |p| text[p],
+        bw,
+        bh,
+        Touch::Eight,
+        &mut text_labels,
+        &mut stack,
+    )
+    .into_iter()
+    .filter(|r| !r.edge && (r.y1 - r.y0) as f32 >= bh as f32 * MIN_LETTER_HEIGHT)
+    .collect();
+    letters.sort_by_key(|r| std::cmp::Reverse(r.count));
+    letters.truncate(2);
+    letters.sort_by_key(|r| r.x0);
+    let parts = match letters.as_slice() {
+        [a, b] => [(a.id, a.x0..a.x1), (b.id, b.x0..b.x1)],
+        [a] if a.x1 - a.x0 >= a.y1 - a.y0 => {
+            let w = a.x1 - a.x0;
+            let column = |x: usize| {
+                (a.y0..a.y1)
+                    .filter(|&y| text_labels[y * bw + x] == a.id)
+                    .count()
+            };
+            // In the middle two fifths: the letters' own narrow parts lie outside it.
+            let cut = (a.x0 + w * 3 / 10..=a.x0 + w * 7 / 10).min_by_key(|&x| column(x))?;
+            [(a.id, a.x0..cut), (a.id, cut + 1..a.x1)]
+        }
+        _ => return None,
+    };
+    Some((text_labels, parts))
+}
+
+/// Looks for a bonus badge at the corners of the tile centred on `c` and reads its letters.
+pub fn tile_badge(
+    img: &RgbaImage,
+    c: (f32, f32),
+    tile: f32,
+    classifier: &Classifier,
+) -> Option<Bonus> {
+    let b = BadgeCrop::new(img, c, tile);
+    let (face, around) = face_and_around(&b);
+    let found = find_badge(&b, face, around)?;
+    let (text, bw, bh) = badge_text(&b.crop, &found);
+    let (text_labels, parts) = badge_letters(&text, bw, bh)?;
+    let read = |(id, columns): &(u32, std::ops::Range<usize>), allowed: &[u8]| -> Option<u8> {
+        let mut ink = Ink::new(bw, bh);
+        for (i, &l) in text_labels.iter().enumerate() {
+            if l == *id && columns.contains(&(i % bw)) {
+                ink.v[i] = 1.0;
+            }
+        }
+        let f = Features::of(&ink)?;
+        // A doubtful letter leaves the badge unread: a bonus counted on the wrong tile or of
+        // the wrong kind misleads the scoring more than one left out.
+        classifier
+            .classify(&f, allowed)
+            .filter(|v| v.confidence >= SURE)
+            .map(|v| v.tile)
+    };
+    const D: u8 = 3;
+    const L: u8 = 11;
+    const T: u8 = 19;
+    const W: u8 = 22;
+    match (read(&parts[0], &[D, T])?, read(&parts[1], &[L, W])?) {
+        (D, L) => Some(Bonus::DL),
+        (T, L) => Some(Bonus::TL),
+        (D, W) => Some(Bonus::DW),
+        _ => Some(Bonus::TW),
+    }
+}

@@ -1,0 +1,86 @@
+//! Morphology on square masks (n x n, row-major): filling between pixels, erosion and
+//! dilation.
+
+/// `set` and every pixel that lies between two set pixels at most `gap` steps apart along a
+/// row, a column or a diagonal.
+pub(super) fn sandwiched(set: &[bool], n: usize, gap: u32) -> Vec<bool> {
+    let mut out = set.to_vec();
+    let far = u32::MAX / 4;
+    // Steps from the nearest set pixel before (`back`) and after (`ahead`) along a direction.
+    let (mut back, mut ahead) = (vec![far; n * n], vec![far; n * n]);
+    let side = 0..n as i32;
+    for (dx, dy) in [(1i32, 0i32), (0, 1), (1, 1), (1, -1)] {
+        // The pixel `k` steps along the direction from (x, y), if on the crop.
+        let along = |x: usize, y: usize, k: i32| {
+            let (px, py) = (x as i32 + k * dx, y as i32 + k * dy);
+            (side.contains(&px) && side.contains(&py)).then(|| py as usize * n + px as usize)
+        };
+        // Row order such that a pixel's predecessor is done before it (for dy = -1 it lies in
+        // the row below); successors in the reverse order.
+        let row = |i: usize| if dy < 0 { n - 1 - i } else { i };
+        for i in 0..n {
+            let y = row(i);
+            for x in 0..n {
+                let p = y * n + x;
+                back[p] = if set[p] {
+                    0
+                } else {
+                    along(x, y, -1).map_or(far, |q| back[q] + 1)
+                };
+            }
+        }
+        for i in (0..n).rev() {
+            let y = row(i);
+            for x in (0..n).rev() {
+                let p = y * n + x;
+                ahead[p] = if set[p] {
+                    0
+                } else {
+                    along(x, y, 1).map_or(far, |q| ahead[q] + 1)
+                };
+            }
+        }
+        for p in 0..n * n {
+            if back[p] + ahead[p] <= gap {
+                out[p] = true;
+            }
+        }
+    }
+    out
+}
+
+/// One step of erosion (`erode`: a pixel stays when it and its four neighbours are set) or
+/// dilation (a pixel is set when it or a neighbour is) of an n x n mask. Outside the mask
+/// counts as neither: erosion ignores it, dilation gets nothing from it.
+pub(super) fn morph(src: &[bool], n: usize, erode: bool) -> Vec<bool> {
+    let mut out = vec![false; n * n];
+    for y in 0..n {
+        for x in 0..n {
+            let p = y * n + x;
+            let left = if x > 0 { src[p - 1] } else { erode };
+            let right = if x + 1 < n { src[p + 1] } else { erode };
+            let up = if y > 0 { src[p - n] } else { erode };
+            let down = if y + 1 < n { src[p + n] } else { erode };
+            out[p] = if erode {
+                src[p] && left && right && up && down
+            } else {
+                src[p] || left || right || up || down
+            };
+        }
+    }
+    out
+}
+
+/// `morph` applied `times` times.
+pub(super) fn morphed(mask: &[bool], n: usize, erode: bool, times: usize) -> Vec<bool> {
+    let mut out = mask.to_vec();
+    for _ in 0..times {
+        out = morph(&out, n, erode);
+    }
+    out
+}
+
+/// `mask` eroded twice then dilated twice: what is thinner than about five pixels goes.
+pub(super) fn open_twice(mask: &[bool], n: usize) -> Vec<bool> {
+    morphed(&morphed(mask, n, true, 2), n, false, 2)
+}
