@@ -7,6 +7,7 @@ pub mod buttons;
 pub mod colour;
 pub mod corpus;
 pub mod digits;
+pub mod features;
 pub mod glyph;
 pub mod grid;
 pub mod net;

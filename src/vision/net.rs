@@ -10,7 +10,7 @@
 
 use std::sync::LazyLock;
 
-use super::glyph::{Features, INPUTS};
+use super::features::{Features, INPUTS};
 
 /// Hidden units.
 pub const HIDDEN: usize = 64;

@@ -1,0 +1,421 @@
+//! A glyph's ink map and its `Features`: the ink box stretched to a `SIDE` x `SIDE` grid of
+//! ink amounts, softened by one cell, centred and scaled to unit length (so stroke weight and
+//! size drop out), plus the box's aspect ratio, the four side profiles and the number of
+//! enclosed counters; and the distance between two glyphs' features. Both classifiers, the
+//! nearest reference (`glyph`) and the network (`net`), start from these.
+
+use std::sync::LazyLock;
+
+use super::regions::{Touch, label};
+
+/// The side of the feature grid.
+pub const SIDE: usize = 16;
+
+const CELLS: usize = SIDE * SIDE;
+
+/// The side of the fine grid the cells and profiles are taken from.
+pub(super) const FINE: usize = 2 * SIDE;
+
+/// Weight of each counter more or less.
+const HOLE_WEIGHT: f32 = 0.5;
+
+/// Weight of the mean profile difference in the distance.
+const PROFILE_WEIGHT: f32 = 4.0;
+
+/// Weight of the squared log aspect-ratio difference in the distance.
+pub(super) const ASPECT_WEIGHT: f32 = 0.6;
+
+/// How much less a hidden cell counts in the correlation: what unblending recovers under a
+/// path line is worth keeping a little of (30%), not as much as what is in sight.
+const HIDDEN_DISCOUNT: f32 = 0.7;
+
+/// Length of `Features::vector`.
+pub const INPUTS: usize = CELLS + 4 * FINE + 3 + 1;
+
+/// A rectangle of ink amounts, row-major.
+#[derive(Clone, Debug)]
+pub struct Ink {
+    pub w: usize,
+    pub h: usize,
+    pub v: Vec<f32>,
+}
+
+impl Ink {
+    pub fn new(w: usize, h: usize) -> Ink {
+        Ink {
+            w,
+            h,
+            v: vec![0.0; w * h],
+        }
+    }
+
+    fn at(&self, x: f32, y: f32) -> f32 {
+        // Bilinear, zero outside.
+        let (x0, y0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - x0, y - y0);
+        let get = |xi: f32, yi: f32| {
+            if xi < 0.0 || yi < 0.0 || xi >= self.w as f32 || yi >= self.h as f32 {
+                0.0
+            } else {
+                self.v[yi as usize * self.w + xi as usize]
+            }
+        };
+        let top = get(x0, y0) * (1.0 - fx) + get(x0 + 1.0, y0) * fx;
+        let bottom = get(x0, y0 + 1.0) * (1.0 - fx) + get(x0 + 1.0, y0 + 1.0) * fx;
+        top * (1.0 - fy) + bottom * fy
+    }
+
+    /// The map resampled (bilinearly) to n x n; itself when it is n x n already.
+    pub fn resized(&self, n: usize) -> Ink {
+        if self.w == n && self.h == n {
+            return self.clone();
+        }
+        let mut out = Ink::new(n, n);
+        let (kx, ky) = (self.w as f32 / n as f32, self.h as f32 / n as f32);
+        for y in 0..n {
+            for x in 0..n {
+                let (sx, sy) = ((x as f32 + 0.5) * kx - 0.5, (y as f32 + 0.5) * ky - 0.5);
+                out.v[y * n + x] = self.at(sx.max(0.0), sy.max(0.0));
+            }
+        }
+        out
+    }
+
+    /// The box holding every pixel with at least half ink: (x0, y0, x1, y1), exclusive ends.
+    pub fn ink_box(&self) -> Option<(usize, usize, usize, usize)> {
+        let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+        for y in 0..self.h {
+            for x in 0..self.w {
+                if self.v[y * self.w + x] >= 0.5 {
+                    x0 = x0.min(x);
+                    y0 = y0.min(y);
+                    x1 = x1.max(x + 1);
+                    y1 = y1.max(y + 1);
+                }
+            }
+        }
+        (x0 < x1).then_some((x0, y0, x1, y1))
+    }
+}
+
+/// A glyph box at least this much wider than tall can hold two letters (Q and u joined by the
+/// Q's tail); no single capital in a bold face comes near it but W and M, which a Qu is far from.
+const WIDE_FOR_ONE: f32 = 1.15;
+
+/// The share of a glyph's ink each side of a clear column must hold for them to be two letters.
+pub(super) const SIDE_SHARE: f32 = 0.12;
+
+impl Ink {
+    /// Whether the ink can be two letters side by side (a Qu tile's Q and u): a column free of
+    /// ink splits it into two substantial parts, or its box is wider than one letter's. A tile
+    /// with one glyph is never Qu, however much its O or G looks like a Q.
+    pub fn maybe_two_letters(&self) -> bool {
+        let Some((x0, y0, x1, y1)) = self.ink_box() else {
+            return false;
+        };
+        let (bw, bh) = ((x1 - x0) as f32, (y1 - y0) as f32);
+        if bw >= bh * WIDE_FOR_ONE {
+            return true;
+        }
+        let columns: Vec<f32> = (x0..x1)
+            .map(|x| (y0..y1).map(|y| self.v[y * self.w + x]).sum())
+            .collect();
+        let total: f32 = columns.iter().sum();
+        let mut left = 0.0;
+        for (k, &c) in columns.iter().enumerate() {
+            // A clear column: less ink than a tenth of a pixel's worth per row.
+            if c < 0.1 && left >= total * SIDE_SHARE {
+                let right: f32 = columns[k..].iter().sum();
+                if right >= total * SIDE_SHARE {
+                    return true;
+                }
+            }
+            left += c;
+        }
+        false
+    }
+}
+
+/// Counts the regions without ink inside the box that do not reach its edge and hold at
+/// least 1/150 of its area (smaller ones are noise).
+pub(super) fn holes(ink: &Ink, (x0, y0, x1, y1): (usize, usize, usize, usize)) -> u8 {
+    let (w, h) = (x1 - x0, y1 - y0);
+    let empty: Vec<bool> = (0..w * h)
+        .map(|p| ink.v[(y0 + p / w) * ink.w + x0 + p % w] < 0.5)
+        .collect();
+    let min = (w * h / 150).max(2);
+    // 4-connected background, as the ink is 8-connected.
+    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    let n = label(|p| empty[p], w, h, Touch::Four, &mut labels, &mut stack)
+        .iter()
+        .filter(|r| !r.edge && r.count >= min)
+        .count();
+    n.min(u8::MAX as usize) as u8
+}
+
+/// How far along `line` (indices into the fine grid, from one side inwards) the ink starts, as
+/// a share of the side; 1 when there is none.
+pub(super) fn inset(fine: &[f32], line: &[u16; FINE]) -> f32 {
+    line.iter()
+        .position(|&k| fine[usize::from(k)] >= 0.5)
+        .map_or(1.0, |p| p as f32 / FINE as f32)
+}
+
+/// The ink of the box (x0, y0, width, height) of `ink` stretched to a `FINE` x `FINE` grid,
+/// each point the mean of 2x2 bilinear samples.
+fn fine_grid(ink: &Ink, (x0, y0, bw, bh): (usize, usize, f32, f32)) -> [f32; FINE * FINE] {
+    const SUB: usize = 2;
+    let mut fine = [0f32; FINE * FINE];
+    for fy in 0..FINE {
+        for fx in 0..FINE {
+            let mut sum = 0.0;
+            for sy in 0..SUB {
+                for sx in 0..SUB {
+                    let u = (fx * SUB + sx) as f32 + 0.5;
+                    let v = (fy * SUB + sy) as f32 + 0.5;
+                    let x = x0 as f32 + u / (FINE * SUB) as f32 * bw - 0.5;
+                    let y = y0 as f32 + v / (FINE * SUB) as f32 * bh - 0.5;
+                    sum += ink.at(x, y);
+                }
+            }
+            fine[fy * FINE + fx] = sum / (SUB * SUB) as f32;
+        }
+    }
+    fine
+}
+
+/// The `SIDE` x `SIDE` cells of a fine grid: each the mean of its 2x2 points.
+fn coarse(fine: &[f32; FINE * FINE]) -> [f32; CELLS] {
+    let mut raw = [0f32; CELLS];
+    for cy in 0..SIDE {
+        for cx in 0..SIDE {
+            let f = |dx: usize, dy: usize| fine[(cy * 2 + dy) * FINE + cx * 2 + dx];
+            raw[cy * SIDE + cx] = (f(0, 0) + f(1, 0) + f(0, 1) + f(1, 1)) / 4.0;
+        }
+    }
+    raw
+}
+
+/// The fine grid's lines a profile is taken along, each from the side inwards: rows from the
+/// left, rows from the right, columns from the top, columns from the bottom.
+static LINES: LazyLock<[[u16; FINE]; 4 * FINE]> = LazyLock::new(|| {
+    std::array::from_fn(|j| {
+        let (side, i) = (j / FINE, j % FINE);
+        std::array::from_fn(|k| {
+            let (x, y) = match side {
+                0 => (k, i),
+                1 => (FINE - 1 - k, i),
+                2 => (i, k),
+                _ => (i, FINE - 1 - k),
+            };
+            (y * FINE + x) as u16
+        })
+    })
+});
+
+/// Pearson correlation of `a` and `b` with each cell weighing `w`.
+fn weighted_correlation(a: &[f32; CELLS], b: &[f32; CELLS], w: &[f32; CELLS]) -> f32 {
+    let (mut sw, mut sa, mut sb, mut saa, mut sbb, mut sab) = (0f32, 0f32, 0f32, 0f32, 0f32, 0f32);
+    for ((&a, &b), &w) in a.iter().zip(b).zip(w) {
+        sw += w;
+        sa += w * a;
+        sb += w * b;
+        saa += w * a * a;
+        sbb += w * b * b;
+        sab += w * a * b;
+    }
+    if sw <= f32::EPSILON {
+        return 0.0;
+    }
+    let cov = sab - sa * sb / sw;
+    let var = (saa - sa * sa / sw) * (sbb - sb * sb / sw);
+    if var <= 1e-12 { 0.0 } else { cov / var.sqrt() }
+}
+
+/// What a glyph is compared by.
+#[derive(Clone, Debug)]
+pub struct Features {
+    pub(super) cells: [f32; CELLS],
+    pub(super) profiles: [f32; 4 * FINE],
+    /// Enclosed counters (O has one, B two, C none): the most font-proof trait there is. A
+    /// range when part of the glyph is hidden: as seen, and with the hidden part taken for ink.
+    pub(super) holes: (u8, u8),
+    pub(super) log_aspect: f32,
+    /// What of the glyph cannot be seen, when something hides part of it.
+    pub(super) hidden: Option<Box<Hidden>>,
+}
+
+/// How much of each feature of a partly hidden glyph can be trusted.
+#[derive(Clone, Debug)]
+pub(super) struct Hidden {
+    /// Weight of each cell in the correlation: 1 when in sight, less the more of it is hidden
+    /// (`HIDDEN_DISCOUNT`).
+    pub(super) weights: [f32; CELLS],
+    /// Whether each profile is known: its line meets no hidden pixel before the ink.
+    pub(super) known: [bool; 4 * FINE],
+}
+
+impl Features {
+    /// The features of the ink in `ink`, or `None` when it holds none.
+    pub fn of(ink: &Ink) -> Option<Features> {
+        Features::partly_hidden(ink, None)
+    }
+
+    /// The features of the ink in `ink`, of which the pixels set in `hidden` (as many as
+    /// `ink` has) cannot be seen (a line drawn over them): those count less in `distance`, or
+    /// not at all. `None` when there is no ink.
+    pub fn partly_hidden(ink: &Ink, hidden: Option<&[bool]>) -> Option<Features> {
+        let (x0, y0, x1, y1) = ink.ink_box()?;
+        let (bw, bh) = ((x1 - x0) as f32, (y1 - y0) as f32);
+        let fine = fine_grid(ink, (x0, y0, bw, bh));
+        let raw = coarse(&fine);
+        // Profiles: how far in from each side of the box the ink starts, per row and column.
+        let profiles: [f32; 4 * FINE] = std::array::from_fn(|j| inset(&fine, &LINES[j]));
+        let hidden = hidden.map(|mask| {
+            let mut shade = Ink::new(ink.w, ink.h);
+            for (v, &m) in shade.v.iter_mut().zip(mask) {
+                *v = f32::from(u8::from(m));
+            }
+            let fine_shade = fine_grid(&shade, (x0, y0, bw, bh));
+            let weights = coarse(&fine_shade).map(|h| 1.0 - HIDDEN_DISCOUNT * h.clamp(0.0, 1.0));
+            // A profile is unknown when a hidden point comes before (or at) the ink on it.
+            let known: [bool; 4 * FINE] = std::array::from_fn(|j| {
+                let line = &LINES[j];
+                let end = line
+                    .iter()
+                    .position(|&k| fine[usize::from(k)] >= 0.5)
+                    .unwrap_or(FINE - 1);
+                line[..=end]
+                    .iter()
+                    .all(|&k| fine_shade[usize::from(k)] < 0.5)
+            });
+            let mut filled = ink.clone();
+            for (v, &m) in filled.v.iter_mut().zip(mask) {
+                if m {
+                    *v = 1.0;
+                }
+            }
+            let seen = holes(ink, (x0, y0, x1, y1));
+            let with_hidden = holes(&filled, (x0, y0, x1, y1));
+            // And a whole counter may lie under what is hidden inside the ink's box.
+            let inside = (y0..y1).any(|y| (x0..x1).any(|x| mask[y * ink.w + x]));
+            (
+                Box::new(Hidden { weights, known }),
+                (
+                    seen.min(with_hidden),
+                    seen.max(with_hidden) + u8::from(inside),
+                ),
+            )
+        });
+        // Soften: each cell takes a quarter of its four neighbours' mean.
+        let mut cells = [0f32; CELLS];
+        for y in 0..SIDE {
+            for x in 0..SIDE {
+                let mut n = 0.0;
+                let mut k = 0.0;
+                for (dx, dy) in [(-1i32, 0i32), (1, 0), (0, -1), (0, 1)] {
+                    let (nx, ny) = (x as i32 + dx, y as i32 + dy);
+                    if (0..SIDE as i32).contains(&nx) && (0..SIDE as i32).contains(&ny) {
+                        n += raw[ny as usize * SIDE + nx as usize];
+                        k += 1.0;
+                    }
+                }
+                cells[y * SIDE + x] = 0.75 * raw[y * SIDE + x] + 0.25 * n / k;
+            }
+        }
+        let mean = cells.iter().sum::<f32>() / CELLS as f32;
+        let mut norm = 0.0;
+        for c in &mut cells {
+            *c -= mean;
+            norm += *c * *c;
+        }
+        let norm = norm.sqrt();
+        if norm > 1e-6 {
+            for c in &mut cells {
+                *c /= norm;
+            }
+        }
+        let (hidden, holes) = match hidden {
+            Some((h, range)) => (Some(h), range),
+            None => {
+                let n = holes(ink, (x0, y0, x1, y1));
+                (None, (n, n))
+            }
+        };
+        Some(Features {
+            cells,
+            profiles,
+            holes,
+            log_aspect: (bw / bh).ln(),
+            hidden,
+        })
+    }
+
+    /// The features as one vector for `net`: the cells (scaled to about unit spread), the
+    /// profiles, the counters seen (none, one, two or more) and the log aspect.
+    pub fn vector(&self) -> [f32; INPUTS] {
+        let mut v = [0f32; INPUTS];
+        for (o, c) in v.iter_mut().zip(&self.cells) {
+            *o = c * SIDE as f32;
+        }
+        v[CELLS..CELLS + 4 * FINE].copy_from_slice(&self.profiles);
+        v[CELLS + 4 * FINE + usize::from(self.holes.0.min(2))] = 1.0;
+        v[INPUTS - 1] = self.log_aspect;
+        v
+    }
+
+    /// How much of the glyph's box counts in the comparison: 1 when nothing is hidden, down
+    /// to 1 - `HIDDEN_DISCOUNT` when all of it is.
+    pub fn share_in_sight(&self) -> f32 {
+        self.hidden
+            .as_ref()
+            .map_or(1.0, |h| h.weights.iter().sum::<f32>() / CELLS as f32)
+    }
+
+    /// How many counters apart two glyphs are: none when their ranges meet.
+    fn hole_gap(&self, other: &Features) -> f32 {
+        let (a, b) = (self.holes, other.holes);
+        f32::from(a.0.saturating_sub(b.1).max(b.0.saturating_sub(a.1)))
+    }
+
+    /// A cheap lower bound of `distance`: its aspect and counter terms (the others are never
+    /// negative).
+    pub fn lower_bound(&self, other: &Features) -> f32 {
+        let da = self.log_aspect - other.log_aspect;
+        ASPECT_WEIGHT * da * da + HOLE_WEIGHT * self.hole_gap(other)
+    }
+
+    /// How unlike two glyphs are: 0 for the same shape, about 1 for unrelated ones. What is
+    /// hidden of `self` (not of `other`) is judged only as far as it can be seen: its cells
+    /// weigh by the share in sight, its unknown profiles and its counters' range are left out.
+    pub fn distance(&self, other: &Features) -> f32 {
+        let da = self.log_aspect - other.log_aspect;
+        let pairs = self.profiles.iter().zip(&other.profiles);
+        let (correlation, dp) = match &self.hidden {
+            None => (
+                self.cells
+                    .iter()
+                    .zip(&other.cells)
+                    .map(|(a, b)| a * b)
+                    .sum(),
+                pairs.map(|(a, b)| (a - b).abs()).sum::<f32>() / (4 * FINE) as f32,
+            ),
+            Some(h) => {
+                let (sum, count) = pairs
+                    .zip(&h.known)
+                    .filter(|p| *p.1)
+                    .fold((0.0, 0usize), |(s, k), ((a, b), _)| {
+                        (s + (a - b).abs(), k + 1)
+                    });
+                (
+                    weighted_correlation(&self.cells, &other.cells, &h.weights),
+                    sum / count.max(1) as f32,
+                )
+            }
+        };
+        1.0 - correlation
+            + ASPECT_WEIGHT * da * da
+            + PROFILE_WEIGHT * dp
+            + HOLE_WEIGHT * self.hole_gap(other)
+    }
+}
