@@ -13,7 +13,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::PhoneError;
-use super::track::{Attached, parse_list};
 
 /// The longest reply the server sends to a host request (a device list, a message).
 const MAX_REPLY: usize = 64 * 1024;
@@ -98,6 +97,34 @@ async fn ask(server: SocketAddrV4, request: &str) -> Result<String, PhoneError> 
             what: request.to_owned(),
             limit: REQUEST_TIMEOUT,
         })?
+}
+
+/// A phone on the server's list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attached {
+    pub serial: String,
+    /// `device` when ready; `offline`, `unauthorized`, `authorizing`, `connecting`...
+    pub state: String,
+}
+
+impl Attached {
+    pub fn ready(&self) -> bool {
+        self.state == "device"
+    }
+}
+
+/// "SERIAL\tSTATE" lines.
+pub fn parse_list(text: &str) -> Vec<Attached> {
+    text.lines()
+        .filter_map(|l| {
+            let (serial, state) = l.split_once('\t')?;
+            Some(Attached {
+                serial: serial.trim().to_owned(),
+                state: state.trim().to_owned(),
+            })
+        })
+        .filter(|a| !a.serial.is_empty())
+        .collect()
 }
 
 /// The phones attached to the server (`adb devices`); `NoServer` when none answers.
@@ -218,5 +245,29 @@ mod tests {
         let addr = SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, port);
         let err = devices(addr).await.unwrap_err();
         assert!(matches!(err, PhoneError::NoServer { .. }), "{err}");
+    }
+
+    #[test]
+    fn device_lists_parse_line_by_line() {
+        let cases: &[(&str, &[(&str, &str)])] = &[
+            ("", &[]),
+            ("127.0.0.1:5555\tdevice\n", &[("127.0.0.1:5555", "device")]),
+            (
+                "emulator-5554\toffline\nR58M\tunauthorized\n",
+                &[("emulator-5554", "offline"), ("R58M", "unauthorized")],
+            ),
+            ("garbage without a tab\n", &[]),
+        ];
+        for (text, want) in cases {
+            let got: Vec<(String, String)> = parse_list(text)
+                .into_iter()
+                .map(|a| (a.serial, a.state))
+                .collect();
+            let want: Vec<(String, String)> = want
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+            assert_eq!(got, want, "{text:?}");
+        }
     }
 }
