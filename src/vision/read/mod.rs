@@ -333,6 +333,17 @@ fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
     if glyph.ink.is_none() && wider > tile {
         (glyph, features) = tile_features(img, c, wider);
     }
+    // Still none: a tile of its own colour (a tinted bonus tile) may show its letter the other
+    // way round from the rest, light on dark. Seen on the negative around it, the bonus tiles
+    // of the second generator were read where before each was a tile without a letter.
+    if glyph.ink.is_none()
+        && let Some((around, at)) = negative_around(img, c, wider.max(tile) * 1.2)
+    {
+        (glyph, features) = tile_features(&around, at, tile);
+        if glyph.ink.is_none() && wider > tile {
+            (glyph, features) = tile_features(&around, at, wider);
+        }
+    }
     let in_sight = features.as_ref().map_or(1.0, Features::share_in_sight);
     Seen {
         face: glyph.face,
@@ -345,6 +356,21 @@ fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
         // of 400 wrong yet sure on the second generator, none since.
         allowed: &[],
     }
+}
+
+/// The negative of the square of side `side` around `c` (as much of it as is on the screen),
+/// and where `c` lies in it; none when too little of it is.
+fn negative_around(img: &RgbaImage, c: (f32, f32), side: f32) -> Option<(RgbaImage, (f32, f32))> {
+    let half = side / 2.0;
+    let x0 = (c.0 - half).floor().clamp(0.0, img.width() as f32) as u32;
+    let y0 = (c.1 - half).floor().clamp(0.0, img.height() as f32) as u32;
+    let x1 = ((c.0 + half).ceil() as u32).clamp(x0, img.width());
+    let y1 = ((c.1 + half).ceil() as u32).clamp(y0, img.height());
+    if x1 - x0 < 2 || y1 - y0 < 2 {
+        return None;
+    }
+    let part = image::imageops::crop_imm(img, x0, y0, x1 - x0, y1 - y0).to_image();
+    Some((negative(&part), (c.0 - x0 as f32, c.1 - y0 as f32)))
 }
 
 /// Under a veil, the network's letter decides how far the nearest reference's is trusted: the

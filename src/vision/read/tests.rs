@@ -505,6 +505,17 @@ fn a_glyph_touching_the_tiles_frame_is_read_without_it() {
 /// A 480x800 screen of one colour with a board of rounded tiles of another, its letters
 /// "WORDSGAMELIKEBUT" in a third.
 fn board_drawn(panel: [u8; 3], tile: [u8; 3], ink: [u8; 3]) -> RgbaImage {
+    board_drawn_with(panel, tile, ink, &[])
+}
+
+/// `board_drawn`, with the tiles of `own` (index, tile colour, ink colour) in colours of
+/// their own, as bonus tiles are tinted.
+fn board_drawn_with(
+    panel: [u8; 3],
+    tile: [u8; 3],
+    ink: [u8; 3],
+    own: &[(usize, [u8; 3], [u8; 3])],
+) -> RgbaImage {
     use super::super::corpus::{rounded, text_centred};
     let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
     let mut img = RgbaImage::from_pixel(480, 800, rgba(panel));
@@ -513,11 +524,50 @@ fn board_drawn(panel: [u8; 3], tile: [u8; 3], ink: [u8; 3]) -> RgbaImage {
             40.0 + 102.0 * (i % 4) as f32,
             200.0 + 102.0 * (i / 4) as f32,
         );
+        let (tile, ink) = own
+            .iter()
+            .find(|o| o.0 == i)
+            .map_or((tile, ink), |o| (o.1, o.2));
         rounded(&mut img, x, y, x + 92.0, y + 92.0, 10.0, rgba(tile));
         let s = ch.to_string();
         text_centred(&mut img, &font, &s, x + 46.0, y + 46.0, 56.0, rgba(ink));
     }
     img
+}
+
+#[test]
+fn a_tinted_tile_with_its_letter_the_other_way_round_is_read() {
+    // Cream tiles with dark letters, but two bonus tiles dark blue with white letters (and,
+    // on a board of dark tiles read on the negative, a light one with a dark letter): each
+    // was a tile without a letter, read as A at no confidence.
+    let cases = [
+        (
+            [70, 80, 100],
+            [245, 235, 210],
+            [40, 20, 50],
+            [40, 90, 200],
+            [250, 250, 250],
+        ),
+        (
+            [225, 222, 210],
+            [30, 95, 45],
+            [250, 250, 245],
+            [250, 230, 120],
+            [30, 30, 30],
+        ),
+    ];
+    for (panel, tile, ink, own_tile, own_ink) in cases {
+        let img = board_drawn_with(
+            panel,
+            tile,
+            ink,
+            &[(5, own_tile, own_ink), (14, own_tile, own_ink)],
+        );
+        let r =
+            read(&img, None, &Classifier::built_in()).unwrap_or_else(|e| panic!("{tile:?}: {e}"));
+        assert_eq!(r.board().to_string(), "WORD/SGAM/ELIK/EBUT", "{tile:?}");
+        assert!(r.playable(), "{tile:?}: {r:?}");
+    }
 }
 
 #[test]
