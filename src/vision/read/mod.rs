@@ -333,17 +333,6 @@ fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
     if glyph.ink.is_none() && wider > tile {
         (glyph, features) = tile_features(img, c, wider);
     }
-    // Still none: a tile of its own colour (a tinted bonus tile) may show its letter the other
-    // way round from the rest, light on dark. Seen on the negative around it, the bonus tiles
-    // of the second generator were read where before each was a tile without a letter.
-    if glyph.ink.is_none()
-        && let Some((around, at)) = negative_around(img, c, wider.max(tile) * 1.2)
-    {
-        (glyph, features) = tile_features(&around, at, tile);
-        if glyph.ink.is_none() && wider > tile {
-            (glyph, features) = tile_features(&around, at, wider);
-        }
-    }
     let in_sight = features.as_ref().map_or(1.0, Features::share_in_sight);
     Seen {
         face: glyph.face,
@@ -356,6 +345,16 @@ fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
         // of 400 wrong yet sure on the second generator, none since.
         allowed: &[],
     }
+}
+
+/// What a tile shows on the negative of the square around it: a tile of its own colour (a
+/// tinted bonus tile) may show its letter the other way round from the rest, light on dark.
+/// `None` when no glyph is found that way either.
+fn see_tile_other_way(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Option<Seen> {
+    let wider = (tile * WIDER).min(room);
+    let (around, at) = negative_around(img, c, wider.max(tile) * 1.2)?;
+    let seen = see_tile(&around, at, tile, room);
+    seen.glyph.then_some(seen)
 }
 
 /// The negative of the square of side `side` around `c` (as much of it as is on the screen),
@@ -511,7 +510,28 @@ fn read_tiles(
                 .collect()
         })
     };
-    let (seen, mut out): (Vec<Seen>, Vec<TileRead>) = done.into_iter().unzip();
+    let (mut seen, mut out): (Vec<Seen>, Vec<TileRead>) = done.into_iter().unzip();
+    // A board shows most of its letters one way round; a tile without a glyph among them may
+    // be a tinted bonus tile showing its letter the other way. Seen so, the bonus tiles of the
+    // second generator were read where each had been a tile without a letter (read as A at no
+    // confidence). Not on a screen of few glyphs: a lock screen in a profile's grid has its
+    // clock and icons the other way round too, and is no board.
+    if seen.iter().filter(|s| s.glyph).count() >= MIN_DIMMED_GLYPHS {
+        let room = grid.pitch.0.min(grid.pitch.1);
+        for ((s, r), &c) in seen.iter_mut().zip(&mut out).zip(&grid.centres) {
+            if s.glyph {
+                continue;
+            }
+            if let Some(other) = see_tile_other_way(img, c, grid.tile, room) {
+                (r.tile, r.confidence, r.runner_up) = judge(&other, classifier);
+                // The face as the screen shows it: what tells a board dimmed under an overlay.
+                *s = Seen {
+                    face: s.face,
+                    ..other
+                };
+            }
+        }
+    }
     read_with_board(&seen, &mut out, classifier);
     if grid.tile < SMALL_TILE {
         for r in &mut out {
