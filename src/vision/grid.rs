@@ -85,26 +85,30 @@ struct Shrunk {
     w: usize,
     h: usize,
     luma: Vec<u8>,
-    /// The shrunk colours, row-major like `luma` (empty where only lightness is kept).
-    rgb: Vec<[u8; 3]>,
     scale: f32,
 }
 
-fn shrink(img: &RgbaImage) -> Shrunk {
+/// The factor `img` is shrunk by, and the shrunk size.
+fn shrunk_size(img: &RgbaImage) -> (usize, usize, usize) {
     let f = (img.width() / WORK_WIDTH).max(1) as usize;
-    let (w, h) = (img.width() as usize / f, img.height() as usize / f);
-    let mut luma = vec![0u8; w * h];
-    let mut rgb = vec![[0u8; 3]; w * h];
+    (f, img.width() as usize / f, img.height() as usize / f)
+}
+
+/// Sums each f x f block of `img`'s channels (red, green, blue) into one output pixel, and
+/// hands each row of `w` sums to `row` with its index, for `h` rows.
+fn block_sums(
+    img: &RgbaImage,
+    (f, w, h): (usize, usize, usize),
+    mut row: impl FnMut(usize, &[[u32; 3]]),
+) {
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
-    // Channels summed per output pixel a screen row at a time.
     let mut sums = vec![[0u32; 3]; w];
-    let area = (f * f) as u32;
     for y in 0..h {
         sums.fill([0; 3]);
         for dy in 0..f {
-            let row = &raw[(y * f + dy) * stride..][..w * f * 4];
-            for (sum, block) in sums.iter_mut().zip(row.chunks_exact(f * 4)) {
+            let line = &raw[(y * f + dy) * stride..][..w * f * 4];
+            for (sum, block) in sums.iter_mut().zip(line.chunks_exact(f * 4)) {
                 for p in block.chunks_exact(4) {
                     for (s, &v) in sum.iter_mut().zip(p) {
                         *s += u32::from(v);
@@ -112,21 +116,41 @@ fn shrink(img: &RgbaImage) -> Shrunk {
                 }
             }
         }
-        let out = luma[y * w..(y + 1) * w].iter_mut().zip(&mut rgb[y * w..]);
-        for ((l, c), sum) in out.zip(&sums) {
+        row(y, &sums);
+    }
+}
+
+fn shrink(img: &RgbaImage) -> Shrunk {
+    let size @ (f, w, h) = shrunk_size(img);
+    let mut luma = vec![0u8; w * h];
+    let area = 1000 * (f * f) as u64;
+    block_sums(img, size, |y, sums| {
+        for (l, sum) in luma[y * w..(y + 1) * w].iter_mut().zip(sums) {
             // Rec. 601 luma in thousandths.
             let [r, g, b] = sum.map(u64::from);
-            *l = ((299 * r + 587 * g + 114 * b) / (1000 * u64::from(area))) as u8;
-            *c = sum.map(|s| (s / area) as u8);
+            *l = ((299 * r + 587 * g + 114 * b) / area) as u8;
         }
-    }
+    });
     Shrunk {
         w,
         h,
         luma,
-        rgb,
         scale: f as f32,
     }
+}
+
+/// The screen's colours, shrunk as `shrink` shrinks its lightness (row-major, the same size).
+/// Taken only when the search turns to colours: most screens never need them.
+fn shrink_colours(img: &RgbaImage) -> Vec<[u8; 3]> {
+    let size @ (f, w, h) = shrunk_size(img);
+    let mut rgb = vec![[0u8; 3]; w * h];
+    let area = (f * f) as u32;
+    block_sums(img, size, |y, sums| {
+        for (c, sum) in rgb[y * w..(y + 1) * w].iter_mut().zip(sums) {
+            *c = sum.map(|s| (s / area) as u8);
+        }
+    });
+    rgb
 }
 
 /// `s` at half its size (2x2 means).
@@ -143,7 +167,6 @@ fn halve(s: &Shrunk) -> Shrunk {
         w,
         h,
         luma,
-        rgb: Vec::new(),
         scale: s.scale * 2.0,
     }
 }
@@ -302,8 +325,8 @@ fn even_four(c: &[(f32, usize)], size: f32) -> Option<([f32; SIDE], f32)> {
         c.truncate(MAX_CLUSTERS);
         c.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    // (blobs held, positions, pitch) of the best choice.
-    let mut best: Option<(usize, [f32; SIDE], f32)> = None;
+    // (blobs held, positions) of the best choice.
+    let mut best: Option<(usize, [f32; SIDE])> = None;
     for (i, first) in c.iter().enumerate() {
         for last in c.iter().skip(i + SIDE - 1) {
             let pitch = (last.0 - first.0) / (SIDE - 1) as f32;
@@ -325,11 +348,11 @@ fn even_four(c: &[(f32, usize)], size: f32) -> Option<([f32; SIDE], f32)> {
                     .is_some()
             });
             if all_near && best.as_ref().is_none_or(|b| held > b.0) {
-                best = Some((held, chosen, pitch));
+                best = Some((held, chosen));
             }
         }
     }
-    let (_, chosen, _) = best?;
+    let (_, chosen) = best?;
     // Evenly spaced at the pitch of the four chosen, centred on their mean.
     let pitch = (chosen[SIDE - 1] - chosen[0]) / (SIDE - 1) as f32;
     let first = chosen.iter().sum::<f32>() / SIDE as f32 - pitch * 1.5;
@@ -442,13 +465,12 @@ pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
     }
     let negative = Shrunk {
         luma: s.luma.iter().map(|l| 255 - l).collect(),
-        rgb: Vec::new(),
         ..s
     };
     if let Some(g) = search(&negative) {
         return Some((g, Polarity::Dark));
     }
-    if let Some(found) = by_colour(&s) {
+    if let Some(found) = by_colour(&s, &shrink_colours(img)) {
         return Some(found);
     }
     // Tiles a little lighter than what lies between them: dimmed under an overlay, or dark
@@ -471,16 +493,15 @@ const COLOUR_SHARE: usize = 200;
 /// A grid of tiles of one colour, whatever their lightness: the search is run on how near
 /// each pixel is to a colour the screen shows much of (light where it is that colour), for
 /// each such colour. Green tiles on a brown panel of the same lightness are no grid in light
-/// or dark (the second generator drew a sixth of its boards so).
-fn by_colour(s: &Shrunk) -> Option<(Grid, Polarity)> {
-    for colour in common_colours(s) {
+/// or dark (the second generator drew a sixth of its boards so). `rgb`: the screen's colours
+/// as `shrink_colours` gives them.
+fn by_colour(s: &Shrunk, rgb: &[[u8; 3]]) -> Option<(Grid, Polarity)> {
+    for colour in common_colours(rgb) {
         let near = Shrunk {
-            luma: s
-                .rgb
+            luma: rgb
                 .iter()
                 .map(|&p| 255 - distance(p.map(f32::from), colour).min(255.0) as u8)
                 .collect(),
-            rgb: Vec::new(),
             ..*s
         };
         // At half the working width and on plain masks alone: most screens have no board,
@@ -495,21 +516,21 @@ fn by_colour(s: &Shrunk) -> Option<(Grid, Polarity)> {
 }
 
 /// The screen's most common colours, most common first, mean colours of 16-level bins.
-fn common_colours(s: &Shrunk) -> Vec<[f32; 3]> {
+fn common_colours(rgb: &[[u8; 3]]) -> Vec<[f32; 3]> {
     const BINS: usize = 16 * 16 * 16;
     let mut count = vec![0u32; BINS];
     let mut sum = vec![[0u32; 3]; BINS];
     let bin = |p: &[u8; 3]| {
         (usize::from(p[0] >> 4) << 8) | (usize::from(p[1] >> 4) << 4) | usize::from(p[2] >> 4)
     };
-    for p in &s.rgb {
+    for p in rgb {
         let b = bin(p);
         count[b] += 1;
         for (s, &v) in sum[b].iter_mut().zip(p) {
             *s += u32::from(v);
         }
     }
-    let least = (s.rgb.len() / COLOUR_SHARE).max(1) as u32;
+    let least = (rgb.len() / COLOUR_SHARE).max(1) as u32;
     let mut bins: Vec<usize> = (0..BINS).filter(|&b| count[b] >= least).collect();
     bins.sort_by_key(|&b| std::cmp::Reverse(count[b]));
     let mut out: Vec<[f32; 3]> = Vec::new();
