@@ -24,6 +24,7 @@ use crate::board::Board;
 use crate::dict::Trie;
 use crate::phone::{Lock, Phone, PhoneError};
 use crate::play::look::{self, Look};
+use crate::play::watcher::{Do, Patience, Watcher};
 use crate::play::{self, EnterOptions, Kept, PlannedWord, PlayError, Stop};
 use crate::profile::{Profile, Route};
 use crate::score::Bonuses;
@@ -85,27 +86,6 @@ pub struct Interrupted {
     pub clock: Duration,
     /// What the Freezes tapped so far added to the clock.
     pub added: Duration,
-}
-
-/// The board on a look, when it is one read surely.
-fn sure_board(l: &Look) -> Option<(Board, Bonuses)> {
-    l.sure().map(|r| (r.board(), r.bonuses()))
-}
-
-/// A spell of looks at a board not read surely (under a banner, a toast, a dialog, or in a
-/// typeface the reader cannot read).
-struct UnsureSpell {
-    /// When its first look started.
-    since: Instant,
-    /// When its latest look started: a board that differs from it came up after.
-    last: Instant,
-    /// Its latest reading: a board read surely next that agrees with its sure tiles is the
-    /// same round, come out from under what covered it.
-    reading: Reading,
-    /// Once the board has stayed unsure past `UNSURE_PATIENCE`, its screenshot is kept and
-    /// this record of a skipped round waits for the spell to end: kept if no readable board
-    /// of the same round follows.
-    skipped: Option<RoundRecord>,
 }
 
 /// A phone's worker: what it needs, and where it reports.
@@ -173,26 +153,27 @@ impl Worker<'_> {
 
     /// Plays rounds until its rounds are done or it is stopped; an error when the phone goes.
     pub async fn run(&mut self, memory: &mut Memory) -> Result<(), PlayError> {
-        let mut spell = None;
-        let result = self.rounds(memory, &mut spell).await;
-        // A board skipped as unsure when the worker ends is a round skipped.
-        self.end_spell(spell, memory);
+        let mut skipped = None;
+        let result = self.rounds(memory, &mut skipped).await;
+        // A board given up on as unsure when the worker ends is a round skipped.
+        self.count_skipped(skipped, memory);
         result
     }
 
-    /// Records the round an unsure spell skipped, if it did.
-    fn end_spell(&self, spell: Option<UnsureSpell>, memory: &mut Memory) {
-        if let Some(record) = spell.and_then(|s| s.skipped) {
+    /// Counts the round a board given up on skipped, if there is one.
+    fn count_skipped(&self, skipped: Option<RoundRecord>, memory: &mut Memory) {
+        if let Some(record) = skipped {
             memory.rounds += 1;
             self.emit(Event::RoundEnded { record });
         }
     }
 
-    /// `run`'s loop; `spell` is the unsure spell under way.
+    /// `run`'s loop, driving the watcher (`play::watcher`), which says what each look
+    /// means; `skipped` is the round of a board given up on as unsure, until it is counted.
     async fn rounds(
         &mut self,
         memory: &mut Memory,
-        spell: &mut Option<UnsureSpell>,
+        skipped: &mut Option<RoundRecord>,
     ) -> Result<(), PlayError> {
         let grid = Grid::from_centres(*self.profile.centres(), self.profile.tile());
         let mut classifier = play::classifier_for(Some(self.profile))?;
@@ -210,26 +191,16 @@ impl Worker<'_> {
             }
         };
         let mut stamp = profile_stamp(self.profile);
-        let mut first_look = true;
-        // Since when the board on screen has been dimmed, and whether that was said.
-        let mut dimmed_since: Option<(Instant, bool)> = None;
-        // When the last look that did not show the board now on screen started: the board
-        // appeared after it, so the round's clock is counted from there (a lower bound: the
-        // bot would rather leave a word out than touch the results screen). A look at a
-        // screen gone off (black) or at a lock screen does not count: the game goes on
-        // behind it, and a round may start there unseen.
-        let mut before: Option<Instant> = None;
-        // The board last played or joined late, and whether a screen of the game that is no
-        // board (results, lobby) has shown since: the same board seen again with only a
-        // dark or locked screen between is the same round, not a new one.
-        let mut last_board: Option<(Board, Bonuses)> = None;
-        let mut other_screen_since = false;
-        // When Play/Next was last tapped since the last board.
-        let mut advanced: Option<Instant> = None;
+        let mut watcher = Watcher::new(Patience {
+            unsure: UNSURE_PATIENCE,
+            dimmed: DIMMED_PATIENCE,
+            advance: self.profile.advance().map(|_| ADVANCE_AGAIN),
+        });
         // Whether the screen has gone off or a lock screen covers the game.
         let mut sentry = look::Sentry::default();
+        let done = |memory: &Memory| self.opts.rounds.is_some_and(|n| memory.rounds >= n);
         loop {
-            if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
+            if self.stopped() || done(memory) {
                 return Ok(());
             }
             // Glyphs a person taught the profile meanwhile (`read --learn` on a screenshot
@@ -244,99 +215,44 @@ impl Worker<'_> {
             }
             let started = Instant::now();
             let l = self.look(&grid, &classifier).await?;
-            let was_first = std::mem::replace(&mut first_look, false);
-            if !l.reading.as_ref().is_ok_and(|r| r.dimmed()) {
-                dimmed_since = None;
+            let (saw, sight) = look::saw(&mut sentry, self.phone, &l).await?;
+            if let Some(sight) = &sight {
+                self.say(sight);
             }
-            match (&l.reading, sure_board(&l)) {
-                // Results, lobby, a menu: whatever board shows next is a new round.
-                (Err(_), _) => {
-                    // A screen gone off takes no touch and shows no board, nor does a lock
-                    // screen: the screen is turned on and unlocked before anything is tapped,
-                    // and looked at again at once.
-                    let sight = sentry.look_after(self.phone, &l).await?;
-                    self.say(&sight);
-                    if sight.hidden {
-                        // Before any look has shown the game, a board that shows once it
-                        // is on and unlocked is one whose clock is unknown (joined late).
-                        first_look |= was_first;
-                    } else {
-                        self.end_spell(spell.take(), memory);
-                        before = Some(started);
-                        other_screen_since = true;
-                    }
-                    if sight.roused.changed() {
-                        continue;
-                    }
-                    // A tap on a lock screen would land on it (a notification, the camera).
-                    if !sentry.locked() && advanced.is_none_or(|t| t.elapsed() >= ADVANCE_AGAIN) {
-                        self.advance().await?;
-                        advanced = Some(Instant::now());
-                    }
-                }
-                // A board dimmed under an overlay ("Get ready!"): the round has not started;
-                // it will once the overlay goes. Nothing is tapped meanwhile.
-                (Ok(r), None) if r.dimmed() => {
-                    self.end_spell(spell.take(), memory);
-                    before = Some(started);
-                    other_screen_since = true;
-                    let (since, said) = dimmed_since.get_or_insert((started, false));
-                    if !*said && since.elapsed() >= DIMMED_PATIENCE {
-                        *said = true;
-                        self.still_dimmed(&l, r, since.elapsed());
-                    }
-                }
-                (Ok(r), None) => {
-                    let s = spell.get_or_insert_with(|| UnsureSpell {
-                        since: started,
-                        last: started,
-                        reading: r.clone(),
-                        skipped: None,
-                    });
-                    s.last = started;
-                    s.reading = r.clone();
-                    // Not played while it stays unsure; past patience it is said, with its
-                    // screenshot, and the worker watches for it to become readable.
-                    if s.skipped.is_none() && s.since.elapsed() >= UNSURE_PATIENCE {
-                        s.skipped = Some(self.skip_unsure(&l));
-                    }
-                }
-                (Ok(_), Some(board)) => {
-                    advanced = None;
-                    // After an unsure spell: the same round come out from under what covered
-                    // it (its clock counted from the last look before the spell, when there
-                    // was one), or a new round that came up after the spell's last look.
-                    let mut start_unknown = was_first;
-                    if let Some(s) = spell.take() {
-                        if s.reading.agrees_with(&board.0) == Some(false) {
-                            before = Some(s.last);
-                            other_screen_since = true;
-                            self.end_spell(Some(s), memory);
-                        } else {
-                            if s.skipped.is_some() {
-                                self.emit(Event::Note {
-                                    text: format!(
-                                        "{}: the board is read surely now; playing the round",
-                                        self.serial()
-                                    ),
-                                });
-                            }
-                            start_unknown |= before.is_none();
+            let mut at_once = false;
+            for answer in watcher.saw(started, &saw) {
+                match answer {
+                    Do::LookNow => at_once = true,
+                    Do::Advance => self.advance().await?,
+                    Do::SayDimmed(secs) => {
+                        if let Ok(r) = &l.reading {
+                            self.still_dimmed(&l, r, secs);
                         }
-                        if self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
+                    }
+                    Do::GiveUp => *skipped = Some(self.skip_unsure(&l)),
+                    Do::Skipped => self.count_skipped(skipped.take(), memory),
+                    Do::ReadNow => {
+                        *skipped = None;
+                        self.emit(Event::Note {
+                            text: format!(
+                                "{}: the board is read surely now; playing the round",
+                                self.serial()
+                            ),
+                        });
+                    }
+                    Do::SameRound => {
+                        tracing::info!("{}: the board again: the same round", self.serial());
+                    }
+                    Do::Play {
+                        board,
+                        bonuses,
+                        after,
+                        ..
+                    } => {
+                        if done(memory) {
                             return Ok(());
                         }
-                    }
-                    // The board last played, back after the screen was off or locked: the
-                    // same round (its clock long counted), not a new one to play again.
-                    let again = !other_screen_since && last_board.as_ref() == Some(&board);
-                    if again {
-                        tracing::info!(
-                            "{}: board {} again: the same round",
-                            self.serial(),
-                            board.0
-                        );
-                    } else {
+                        let board = (board, bonuses);
                         // The game's clock, read off this look: the round ends when it does,
                         // however late the round was joined (a lower bound: a clock showing
                         // m:ss has between a second less and that much left).
@@ -346,46 +262,42 @@ impl Worker<'_> {
                             .unwrap_or_default();
                         let by_clock = numbers.clock_secs.map(play::clock_left);
                         let at_start = numbers.score;
+                        // A board whose start is unknown may be the round the phone's going
+                        // cut short.
                         let resume = memory
                             .interrupted
                             .take()
-                            .filter(|i| start_unknown && (i.board, i.bonuses) == board);
-                        match (resume, by_clock) {
-                            (Some(i), _) => self.resume(i, memory).await?,
-                            (None, Some(left)) => {
+                            .filter(|i| after.is_none() && (i.board, i.bonuses) == board);
+                        match (resume, by_clock, after) {
+                            (Some(i), _, _) => self.resume(i, memory).await?,
+                            (None, Some(left), _) => {
                                 self.play(&board, (started, left), &l.image, at_start, memory)
                                     .await?;
                             }
-                            (None, None) if start_unknown => self.emit(Event::JoinedLate {
+                            (None, None, None) => self.emit(Event::JoinedLate {
                                 serial: self.serial(),
                                 board: board.0.to_string(),
                             }),
-                            (None, None) => {
-                                let shown = before.unwrap_or(started);
+                            (None, None, Some(shown)) => {
                                 let round =
                                     Duration::from_secs_f64(self.profile.rules().round_secs);
                                 self.play(&board, (shown, round), &l.image, at_start, memory)
                                     .await?;
                             }
                         }
+                        if self.stopped() || done(memory) {
+                            return Ok(());
+                        }
+                        // The board stays until the round's results: waited out from here.
+                        watcher.round_over(Instant::now());
                     }
-                    last_board = Some(board);
-                    other_screen_since = false;
-                    if self.stopped() || self.opts.rounds.is_some_and(|n| memory.rounds >= n) {
-                        return Ok(());
-                    }
-                    // The board stays until the round's results: wait for it to go.
-                    before = Some(
-                        self.wait_for_the_board_to_go(&grid, &classifier, &board)
-                            .await?,
-                    );
-                    continue;
                 }
             }
             let next = started + LOOK_EVERY;
-            if !self
-                .pause(next.saturating_duration_since(Instant::now()))
-                .await
+            if !at_once
+                && !self
+                    .pause(next.saturating_duration_since(Instant::now()))
+                    .await
             {
                 return Ok(());
             }
@@ -699,45 +611,6 @@ impl Worker<'_> {
                 answer: e.clone(),
             })),
             None => Ok(()),
-        }
-    }
-
-    /// Waits until `board` is no longer on the screen (another screen, another board, or
-    /// one read unsure whose sure tiles differ from it). Returns when the last look that did
-    /// not show what comes next started: the next board appeared after it.
-    async fn wait_for_the_board_to_go(
-        &mut self,
-        grid: &Grid,
-        classifier: &Classifier,
-        board: &(Board, Bonuses),
-    ) -> Result<Instant, PlayError> {
-        let mut previous = Instant::now();
-        loop {
-            let started = Instant::now();
-            let l = self.look(grid, classifier).await?;
-            match &l.reading {
-                // A screen gone off hides when the board went: it was there at the last look
-                // that showed it, and the next round cannot have started before.
-                Err(_) if look::black(&l.image) => return Ok(previous),
-                Err(_) => return Ok(started),
-                Ok(_) if sure_board(&l).is_some_and(|now| now != *board) => {
-                    return Ok(previous);
-                }
-                // The next round's board under a banner: it came up after the last look
-                // that showed this one.
-                Ok(r) if !r.sure() && r.agrees_with(&board.0) == Some(false) => {
-                    return Ok(previous);
-                }
-                Ok(_) => {}
-            }
-            previous = started;
-            let next = started + LOOK_EVERY;
-            if !self
-                .pause(next.saturating_duration_since(Instant::now()))
-                .await
-            {
-                return Ok(started);
-            }
         }
     }
 }

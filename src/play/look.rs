@@ -12,6 +12,8 @@ use crate::vision::glyph::Classifier;
 use crate::vision::grid::Grid;
 use crate::vision::read::{self, NotABoard, Reading};
 
+use super::watcher::{Do, Patience, Saw, Watcher};
+
 /// One screenshot and what was read on it.
 pub struct Look {
     pub image: RgbaImage,
@@ -121,8 +123,10 @@ impl Default for Watch {
 
 /// Looks every `w.every` until a board is read surely, and returns that look; or returns the
 /// last look once a board has been on screen, unsure, for `w.patience`. Screens that are not
-/// boards (a menu, a results screen, a board dimmed under an overlay) are waited out for as long as it takes: the caller stops
-/// the wait by dropping the future. `seen` is called with every look.
+/// boards (a menu, a results screen, a board dimmed under an overlay) are waited out for as
+/// long as it takes: the caller stops the wait by dropping the future. `seen` is called with
+/// every look. What each look means is the watcher's call (`play::watcher`); nothing is
+/// tapped but the sentry's waking and unlocking.
 pub async fn watch(
     phone: &Phone,
     grid: &Grid,
@@ -130,67 +134,79 @@ pub async fn watch(
     w: Watch,
     mut seen: impl FnMut(&Look),
 ) -> Result<Watched, PhoneError> {
-    let mut unsure_since: Option<Instant> = None;
+    let mut watcher = Watcher::new(Patience {
+        unsure: w.patience,
+        advance: None,
+        ..Patience::default()
+    });
     let mut sentry = Sentry::default();
-    // The start of the last look that showed the game without a board (or of the watch),
-    // and whether the screen was dark or locked since.
-    let mut game_seen = Instant::now();
-    let mut hidden = false;
     loop {
         let started = Instant::now();
         let l = look(phone, grid, classifier).await?;
         seen(&l);
-        if l.sure().is_some() {
-            let behind = hidden.then_some(game_seen);
-            return Ok(Watched { look: l, behind });
-        }
-        // Whether this look showed no game (black, or a lock screen).
-        let mut dark = false;
-        if l.reading.is_err() {
-            let sight = sentry.look_after(phone, &l).await?;
+        let (saw, sight) = saw(&mut sentry, phone, &l).await?;
+        if let Some(sight) = sight {
             for line in sight.roused.lines() {
                 tracing::info!("{line}");
             }
             if sight.newly_locked {
                 tracing::warn!("{LOCKED}");
             }
-            if sight.roused.changed() {
-                hidden = true;
-                continue;
+        }
+        let mut at_once = false;
+        for answer in watcher.saw(started, &saw) {
+            match answer {
+                Do::Play { after, behind, .. } => {
+                    return Ok(Watched {
+                        look: l,
+                        after,
+                        behind,
+                    });
+                }
+                Do::GiveUp => {
+                    return Ok(Watched {
+                        look: l,
+                        after: None,
+                        behind: false,
+                    });
+                }
+                Do::LookNow => at_once = true,
+                Do::Advance | Do::SayDimmed(_) | Do::Skipped | Do::ReadNow | Do::SameRound => {}
             }
-            dark = sight.hidden;
         }
-        if dark {
-            hidden = true;
-        } else if l.reading.as_ref().is_ok_and(|r| !r.dimmed()) {
-            // A board not read surely yet: neither the game without a board nor hidden.
-        } else {
-            game_seen = started;
-            hidden = false;
+        if !at_once {
+            tokio::time::sleep_until(started + w.every).await;
         }
-        // A dimmed board (an overlay before the round) is waited out like any screen that
-        // is not a board: it is the game's to lift, and it does.
-        if l.reading.as_ref().is_ok_and(|r| !r.dimmed()) {
-            let since = *unsure_since.get_or_insert(started);
-            if since.elapsed() >= w.patience {
-                return Ok(Watched {
-                    look: l,
-                    behind: None,
-                });
-            }
-        } else {
-            unsure_since = None;
-        }
-        tokio::time::sleep_until(started + w.every).await;
     }
 }
 
-/// What `watch` returns: the look, and when the board may have come up behind a dark or
-/// locked screen, the start of the last look before that showed the game without a board (or
-/// of the watch): the round began after it, at a time no look saw.
+/// What a look saw, as the watcher takes it. A look without a board is first shown to the
+/// sentry, which may turn the screen on or dismiss a lock (what it did comes back with it).
+pub async fn saw(
+    sentry: &mut Sentry,
+    phone: &Phone,
+    l: &Look,
+) -> Result<(Saw, Option<Sighting>), PhoneError> {
+    if let Ok(r) = &l.reading {
+        return Ok((Saw::reading(r), None));
+    }
+    let sight = sentry.look_after(phone, l).await?;
+    let roused = sight.roused.changed();
+    let saw = if roused || sight.hidden {
+        Saw::Hidden { roused }
+    } else {
+        Saw::NoBoard
+    };
+    Ok((saw, Some(sight)))
+}
+
+/// What `watch` returns: the look, and for a board read surely, when it came up: after
+/// `after`, the start of the last look that showed the game without it (`None`: the first
+/// look at the game showed it); `behind`: out of sight, the screen dark or locked since.
 pub struct Watched {
     pub look: Look,
-    pub behind: Option<Instant>,
+    pub after: Option<Instant>,
+    pub behind: bool,
 }
 
 /// What is said of a lock screen that stays.

@@ -11,6 +11,7 @@ pub mod pacing;
 pub mod round;
 pub mod schedule;
 pub mod taken;
+pub mod watcher;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -182,6 +183,7 @@ pub async fn see(
     let book = digit_book_for(profile)?;
     let (l, behind) = if watch {
         let mut n = 0;
+        let began = tokio::time::Instant::now();
         let waiting = look::watch(phone, &grid, &classifier, Watch::default(), |look| {
             n += 1;
             on(Event::Waiting { n, look });
@@ -190,7 +192,10 @@ pub async fn see(
             w = waiting => w?,
             _ = stop.wait_for(|s| *s) => return Err(PlayError::Stopped),
         };
-        let behind = watched.behind.map(tokio::time::Instant::into_std);
+        // Out of sight since the last look at the game, or since the watch began.
+        let behind = watched
+            .behind
+            .then(|| watched.after.unwrap_or(began).into_std());
         (watched.look, behind)
     } else {
         (look_roused(phone, &grid, &classifier, on).await?, None)
