@@ -109,7 +109,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         let left = Duration::from_secs_f64(sim.device().report().time_left_ms.max(0.0) / 1e3);
         let opts = EnterOptions {
             route: args.round.route.map(Into::into),
-            deadline: Some(tokio::time::Instant::now() + left),
+            deadline: tokio::time::Instant::now() + left,
             finish_word_on_stop: false,
             score_before: None,
             score_at_start: seen.score,

@@ -208,9 +208,12 @@ async fn round(
     );
     let left = Duration::from_secs_f64(sim.device().report().time_left_ms.max(0.0) / 1e3);
     let opts = EnterOptions {
-        deadline: Some(tokio::time::Instant::now() + left),
+        route: None,
+        deadline: tokio::time::Instant::now() + left,
+        finish_word_on_stop: false,
+        score_before: None,
         score_at_start: seen.score,
-        ..EnterOptions::default()
+        gap: None,
     };
     let shots = sim.device().report().screenshots;
     let cpu = bot_cpu();

@@ -119,42 +119,33 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             }
             None => see_or_ask(&phone, &profile, args.watch, &args.round, stop.clone()).await?,
         };
-        // The clock on the screen, read with the game's digits: the round ends when it does.
-        let from_clock = seen.clock_deadline().filter(|_| time_left.is_none());
-        if let (Some(end), Some((_, secs))) = (from_clock, seen.clock)
-            && args.round.talk()
-        {
-            eprintln!(
-                "the game's clock shows {}:{:02}: playing for the {:.1} s it has left",
-                secs / 60,
-                secs % 60,
-                end.saturating_duration_since(std::time::Instant::now()).as_secs_f64()
-            );
-        }
-        // A board that came up while the screen was dark or locked: the round began at a
-        // time no look saw, after the last look that showed the game.
-        let time_left = time_left.or_else(|| {
-            if from_clock.is_some() {
-                return None;
-            }
-            let since = seen.behind?.elapsed();
-            let round = std::time::Duration::from_secs_f64(profile.rules().round_secs);
-            if args.round.talk() {
+        // The round's end, fixed once: by --time-left, counted from when the command was
+        // typed; else by what was seen (`Seen::deadline`).
+        let round = std::time::Duration::from_secs_f64(profile.rules().round_secs);
+        let deadline = match time_left {
+            Some(left) => *START + left,
+            None => seen.deadline(round),
+        };
+        if time_left.is_none() && args.round.talk() {
+            let left = deadline
+                .saturating_duration_since(std::time::Instant::now())
+                .as_secs_f64();
+            if let Some((_, secs)) = seen.clock {
+                eprintln!(
+                    "the game's clock shows {}:{:02}: playing for the {left:.1} s it has left",
+                    secs / 60,
+                    secs % 60,
+                );
+            } else if let Some(after) = seen.after.filter(|_| seen.behind) {
                 eprintln!(
                     "the board came up while the screen was dark or locked: the round's clock is counted from {:.1} s ago",
-                    since.as_secs_f64()
+                    after.elapsed().as_secs_f64()
                 );
             }
-            Some(round.saturating_sub(since))
-        });
-        let deadline = match (from_clock, time_left) {
-            (Some(end), _) => Some(end.into()),
-            (None, Some(left)) => Some(tokio::time::Instant::now() + left),
-            (None, None) => None,
-        };
+        }
         let opts = EnterOptions {
             route: args.round.route.map(Into::into),
-            deadline,
+            deadline: deadline.into(),
             finish_word_on_stop: false,
             score_before: None,
             score_at_start: seen.score,
@@ -442,7 +433,10 @@ pub(super) async fn see_or_ask(
         board,
         bonuses,
         source: BoardSource::ScreenTyped,
-        behind: None,
+        // The board was showing when the look began; when it came up is not known.
+        at: look.began.into_std(),
+        after: None,
+        behind: false,
         clock: None,
         score: None,
     })

@@ -81,11 +81,10 @@ pub struct Interrupted {
     pub left: Vec<PlannedWord>,
     /// Words entered again so far in this round, as cut by a phone's going.
     pub entered_again: usize,
-    /// When the round's board was first seen, and what the clock had then.
+    /// When the round's board was first seen.
     pub seen: Instant,
-    pub clock: Duration,
-    /// What the Freezes tapped so far added to the clock.
-    pub added: Duration,
+    /// When the round's clock ends, with what the Freezes tapped so far added to it.
+    pub deadline: Instant,
 }
 
 /// A phone's worker: what it needs, and where it reports.
@@ -271,18 +270,18 @@ impl Worker<'_> {
                         match (resume, by_clock, after) {
                             (Some(i), _, _) => self.resume(i, memory).await?,
                             (None, Some(left), _) => {
-                                self.play(&board, (started, left), &l.image, at_start, memory)
-                                    .await?;
+                                let round = (started, started + left);
+                                self.play(&board, round, &l.image, at_start, memory).await?;
                             }
                             (None, None, None) => self.emit(Event::JoinedLate {
                                 serial: self.serial(),
                                 board: board.0.to_string(),
                             }),
                             (None, None, Some(shown)) => {
-                                let round =
+                                let whole =
                                     Duration::from_secs_f64(self.profile.rules().round_secs);
-                                self.play(&board, (shown, round), &l.image, at_start, memory)
-                                    .await?;
+                                let round = (shown, shown + whole);
+                                self.play(&board, round, &l.image, at_start, memory).await?;
                             }
                         }
                         if self.stopped() || done(memory) {
@@ -342,6 +341,7 @@ impl Worker<'_> {
         let l = look::look_again(self.phone, grid, classifier, self.last.as_ref()).await?;
         // Only what identifies the picture is kept, not the picture.
         self.last = Some(Look {
+            began: l.began,
             image: image::RgbaImage::new(0, 0),
             reading: l.reading.clone(),
             capture: l.capture,
@@ -413,11 +413,11 @@ impl Worker<'_> {
     }
 
     /// Plays a new round on `board`, first seen at `seen` on `screen` (whose score, read, is
-    /// `score_at_start`), with `clock` left then.
+    /// `score_at_start`), its clock ending at `deadline`.
     async fn play(
         &mut self,
         board: &(Board, Bonuses),
-        (seen, clock): (Instant, Duration),
+        (seen, deadline): (Instant, Instant),
         screen: &image::RgbaImage,
         score_at_start: Option<u32>,
         memory: &mut Memory,
@@ -444,8 +444,7 @@ impl Worker<'_> {
             .map(|_| std::sync::Arc::new(screen.clone()));
         let round = Round {
             seen,
-            clock,
-            added: Duration::ZERO,
+            deadline,
             score_before,
             score_at_start,
             entered_again: 0,
@@ -464,8 +463,7 @@ impl Worker<'_> {
         // No screen of the round's start: the score is taken as the first words go in.
         let round = Round {
             seen: i.seen,
-            clock: i.clock,
-            added: i.added,
+            deadline: i.deadline,
             score_before: None,
             score_at_start: None,
             entered_again: i.entered_again,
@@ -484,8 +482,7 @@ impl Worker<'_> {
     ) -> Result<(), PlayError> {
         let Round {
             seen,
-            clock,
-            added,
+            deadline,
             score_before,
             score_at_start,
             entered_again,
@@ -501,7 +498,7 @@ impl Worker<'_> {
         });
         let opts = EnterOptions {
             route: self.opts.route,
-            deadline: Some(seen + clock + added),
+            deadline,
             // SIGTERM finishes the stroke in progress, then lifts the finger.
             finish_word_on_stop: true,
             score_before,
@@ -572,8 +569,7 @@ impl Worker<'_> {
                 left: words.iter().skip(outcome.words_entered).cloned().collect(),
                 entered_again: entered_again + usize::from(outcome.word_cut),
                 seen,
-                clock,
-                added: added + freeze_adds * outcome.freezes.len() as u32,
+                deadline: deadline + freeze_adds * outcome.freezes.len() as u32,
             });
         } else {
             memory.rounds += 1;
@@ -615,12 +611,12 @@ impl Worker<'_> {
     }
 }
 
-/// A round's clock as the worker enters it: the board first seen at `seen`, the round's
-/// `clock` plus `added` by Freezes, and the screen of its start when the score is checked.
+/// A round's clock as the worker enters it: the board first seen at `seen`, its clock ending
+/// at `deadline` (with what Freezes added), and the screen of its start when the score is
+/// checked.
 struct Round {
     seen: Instant,
-    clock: Duration,
-    added: Duration,
+    deadline: Instant,
     score_before: Option<std::sync::Arc<image::RgbaImage>>,
     /// The score read on that screen.
     score_at_start: Option<u32>,

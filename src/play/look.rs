@@ -16,6 +16,8 @@ use super::watcher::{Do, Patience, Saw, Watcher};
 
 /// One screenshot and what was read on it.
 pub struct Look {
+    /// When the look began (before its screenshot was asked for).
+    pub began: Instant,
     pub image: RgbaImage,
     pub reading: Result<Reading, NotABoard>,
     /// How long the screenshot took to arrive.
@@ -93,6 +95,7 @@ pub async fn look_again(
         answer: e.to_string(),
     })?;
     Ok(Look {
+        began: started,
         image,
         reading,
         capture,

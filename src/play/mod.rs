@@ -20,7 +20,9 @@ use image::RgbaImage;
 use tokio::sync::watch;
 
 pub use inject::Injector;
-pub use round::{PlannedWord, Progress, RoundOutcome, RouteUse, Stop, plan, play_round};
+pub use round::{
+    Entry, Plan, PlannedWord, Progress, RoundOutcome, RouteUse, Stop, plan, play_round,
+};
 pub use schedule::{Pace, RoundSettings, Schedule};
 
 use crate::board::{Board, tile_name};
@@ -118,9 +120,13 @@ pub struct Seen {
     pub board: Board,
     pub bonuses: Bonuses,
     pub source: BoardSource,
-    /// The board came up while the screen was dark or locked, some time after this: the
-    /// round's clock is counted from here (`None`: it came up in sight, or was typed).
-    pub behind: Option<std::time::Instant>,
+    /// When the look that read the board began (for a board typed: when it was given).
+    pub at: std::time::Instant,
+    /// The board came up after this: the start of the last look that showed the game
+    /// without it (`None`: not known, as for a board already showing, or typed).
+    pub after: Option<std::time::Instant>,
+    /// The screen was dark or locked since `after`: the board came up out of sight.
+    pub behind: bool,
     /// The game's clock on the look the board was read on, and when that look began (with a
     /// profile that learned the game's digits, and the clock read surely).
     pub clock: Option<(std::time::Instant, u32)>,
@@ -134,6 +140,15 @@ impl Seen {
     pub fn clock_deadline(&self) -> Option<std::time::Instant> {
         let (at, secs) = self.clock?;
         Some(at + clock_left(secs))
+    }
+
+    /// When the round's clock ends, by what was seen: the game's clock where it was read;
+    /// else a whole `round` from when the board came up (after `after`), or, that not being
+    /// known, from when it was read or typed. One instant, fixed here, that the round is
+    /// played to.
+    pub fn deadline(&self, round: Duration) -> std::time::Instant {
+        self.clock_deadline()
+            .unwrap_or_else(|| self.after.unwrap_or(self.at) + round)
     }
 }
 
@@ -149,7 +164,9 @@ impl Seen {
             board,
             bonuses: Bonuses::none(),
             source: BoardSource::Typed,
-            behind: None,
+            at: std::time::Instant::now(),
+            after: None,
+            behind: false,
             clock: None,
             score: None,
         }
@@ -181,9 +198,8 @@ pub async fn see(
     let grid = Grid::from_centres(*profile.centres(), profile.tile());
     let classifier = classifier_for(Some(profile))?;
     let book = digit_book_for(profile)?;
-    let (l, behind) = if watch {
+    let (l, after, behind) = if watch {
         let mut n = 0;
-        let began = tokio::time::Instant::now();
         let waiting = look::watch(phone, &grid, &classifier, Watch::default(), |look| {
             n += 1;
             on(Event::Waiting { n, look });
@@ -192,13 +208,14 @@ pub async fn see(
             w = waiting => w?,
             _ = stop.wait_for(|s| *s) => return Err(PlayError::Stopped),
         };
-        // Out of sight since the last look at the game, or since the watch began.
-        let behind = watched
-            .behind
-            .then(|| watched.after.unwrap_or(began).into_std());
-        (watched.look, behind)
+        let after = watched.after.map(tokio::time::Instant::into_std);
+        (watched.look, after, watched.behind)
     } else {
-        (look_roused(phone, &grid, &classifier, on).await?, None)
+        (
+            look_roused(phone, &grid, &classifier, on).await?,
+            None,
+            false,
+        )
     };
     if let Some(r) = l.sure() {
         on(Event::Note(format!(
@@ -207,7 +224,7 @@ pub async fn see(
             l.timing()
         )));
         let mut seen = seen_on(&l, r, profile, book.as_ref(), BoardSource::Screen);
-        seen.behind = behind;
+        (seen.after, seen.behind) = (after, behind);
         return Ok(Sight::Sure { seen, look: l });
     }
     let why = match &l.reading {
@@ -254,10 +271,7 @@ fn seen_on(
     book: Option<&DigitBook>,
     source: BoardSource,
 ) -> Seen {
-    // The look began before its screenshot and its reading.
-    let began = std::time::Instant::now()
-        .checked_sub(l.capture + l.read)
-        .unwrap_or_else(std::time::Instant::now);
+    let began = l.began.into_std();
     let shown = book
         .map(|b| numbers(&l.image, profile, b))
         .unwrap_or_default();
@@ -265,7 +279,9 @@ fn seen_on(
         board: r.board(),
         bonuses: r.bonuses(),
         source,
-        behind: None,
+        at: began,
+        after: None,
+        behind: false,
         clock: shown.clock_secs.map(|secs| (began, secs)),
         score: shown.score,
     }
@@ -586,14 +602,13 @@ pub fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
 }
 
 /// How a round is entered.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct EnterOptions {
     /// The route instead of the profile's.
     pub route: Option<Route>,
-    /// When the game's clock ends, as one instant (default: the profile's whole round from
-    /// the first word). The time left is taken at the first word, once the input route is
-    /// open, so the route's start-up comes off the round.
-    pub deadline: Option<tokio::time::Instant>,
+    /// When the game's clock ends (before any Freeze), as fixed when the round's start
+    /// became known (`Seen::deadline`): the input route's start-up comes off the round.
+    pub deadline: tokio::time::Instant,
     /// A stop lets the word being drawn finish instead of lifting the finger mid-word.
     pub finish_word_on_stop: bool,
     /// The screen the board was read on. With a profile that knows the score's box, the
@@ -704,13 +719,11 @@ pub async fn enter(
     if let Some(gap) = opts.gap {
         settings.gap.set(gap);
     }
-    if let Some(deadline) = opts.deadline {
-        settings.round = deadline.saturating_duration_since(tokio::time::Instant::now());
-    }
     settings.finish_word_on_stop = opts.finish_word_on_stop;
+    // Every gesture built, and fence-checked, before the first touch.
+    let plan = Plan::new(profile, words.to_vec(), injector.taps(), opts.deadline)?;
+    let deadline = plan.deadline;
     let start = tokio::time::Instant::now();
-    // The round's end as the schedule keeps it (Freezes add to it as they are tapped).
-    let deadline = start + settings.round;
     let (entered_tx, mut entered) = watch::channel(0usize);
     // Every word acknowledged, for pacing to the game's score.
     let log = std::sync::Mutex::new(Vec::<pacing::Entered>::new());
@@ -731,21 +744,14 @@ pub async fn enter(
     };
     let round = async {
         let tx = entered_tx;
-        let outcome = play_round(
-            &mut injector,
-            profile,
-            &settings,
-            words,
-            stop.clone(),
-            &mut |p| {
-                let _ = tx.send(p.entered);
-                record(p.entered - 1, p.stroke);
-                on(Event::Progress(Progress {
-                    points_seen: *seen_rx.borrow(),
-                    ..p
-                }))
-            },
-        )
+        let outcome = play_round(&mut injector, &plan, &settings, stop.clone(), &mut |p| {
+            let _ = tx.send(p.entered);
+            record(p.entered - 1, p.stroke);
+            on(Event::Progress(Progress {
+                points_seen: *seen_rx.borrow(),
+                ..p
+            }))
+        })
         .await;
         // A round over before its first words leaves the score unlooked at.
         drop(tx);
@@ -796,7 +802,7 @@ pub async fn enter(
         }
     };
     let (outcome, score, ()) = tokio::join!(round, check, pace);
-    let mut outcome = outcome?;
+    let mut outcome = outcome;
     let first_pass = log.lock().map_or(0, |l| l.len());
     // What the game took of the first pass, from a look once its last word had settled.
     let suspects: Vec<usize> = match watch.as_mut() {
@@ -820,15 +826,11 @@ pub async fn enter(
     // The words the score said went untaken, entered again while the clock allows, unhurried
     // and each in a look of its own, so that one still not taken is known refused.
     if let Some(w) = watch.as_mut().filter(|_| !suspects.is_empty()) {
-        let again: Vec<PlannedWord> = suspects
-            .iter()
-            .filter_map(|&i| words.get(i).cloned())
-            .collect();
-        // The round goes on: its clock, its Freezes where they fall due, those left to use.
+        // The round goes on: its clock (and what its Freezes added), its Freezes where they
+        // fall due, those left to use.
         let mut later = settings.clone();
         let freezes = outcome.freezes.len() as u32;
-        later.round = deadline.saturating_duration_since(tokio::time::Instant::now())
-            + later.freeze_adds * freezes;
+        let again = plan.only(&suspects, deadline + later.freeze_adds * freezes);
         // The schedule's round time, never before the last Freeze's (which it stops).
         later.last_freeze = outcome.freezes.last().map(|&t| Duration::from_secs_f64(t));
         later.round_time_before = start
@@ -845,37 +847,28 @@ pub async fn enter(
         );
         on(Event::Note(format!(
             "the game's score says some words went untaken: entering {} again",
-            again.len()
+            again.words.len()
         )));
         let (done_tx, done) = watch::channel(false);
         let second = async {
-            let r = play_round(
-                &mut injector,
-                profile,
-                &later,
-                &again,
-                stop.clone(),
-                &mut |p| {
-                    if let Some(&word) = suspects.get(p.entered - 1) {
-                        record(word, p.stroke);
-                    }
-                },
-            )
+            let r = play_round(&mut injector, &again, &later, stop.clone(), &mut |p| {
+                if let Some(&word) = suspects.get(p.entered - 1) {
+                    record(word, p.stroke);
+                }
+            })
             .await;
             let _ = done_tx.send(true);
             r
         };
         // Looks for the verdicts only: the pace is not learned from words spaced for judging.
         let (second, ()) = tokio::join!(second, w.run(done, &log, None));
-        if let Ok(second) = second {
-            outcome.words_entered += second.words_entered;
-            outcome.words_entered_again = second.words_entered;
-            outcome.freezes.extend(&second.freezes);
-            outcome.elapsed_secs = start.elapsed().as_secs_f64();
-            if second.stop != Stop::AllWords {
-                outcome.stop = second.stop;
-                outcome.error = second.error;
-            }
+        outcome.words_entered += second.words_entered;
+        outcome.words_entered_again = second.words_entered;
+        outcome.freezes.extend(&second.freezes);
+        outcome.elapsed_secs = start.elapsed().as_secs_f64();
+        if second.stop != Stop::AllWords {
+            outcome.stop = second.stop;
+            outcome.error = second.error;
         }
     }
     outcome.gap_ms = settings.gap.get().as_secs_f64() * 1e3;

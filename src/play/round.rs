@@ -147,37 +147,80 @@ pub trait Entry {
     fn routes(&self) -> Vec<RouteUse>;
 }
 
-/// Plays a round. `stop` turning true ends it between two samples. A phone failing mid-round
-/// ends it too (`Stop::Failed`), with what was entered until then; an error is returned only
-/// for a gesture that cannot be built, before any touch.
+/// A round ready to enter: the words in order with their gestures (built and fence-checked
+/// before the first touch), the Freeze button's, and when the round's clock ends.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub words: Vec<PlannedWord>,
+    /// Each word's gestures: one swipe, or one tap per tile.
+    gestures: Vec<Vec<Gesture>>,
+    /// `None` on a game without lifelines.
+    freeze: Option<Gesture>,
+    /// When the round's clock ends, before any Freeze: one instant, fixed from the moment
+    /// the round's start is known (the look that read the game's clock, the last look
+    /// before the board showed), never made again from a time left.
+    pub deadline: Instant,
+}
+
+impl Plan {
+    /// `words` on `profile`'s screen, as swipes (with `taps`, one tap per tile), to be in
+    /// before `deadline`.
+    pub fn new(
+        profile: &Profile,
+        words: Vec<PlannedWord>,
+        taps: bool,
+        deadline: Instant,
+    ) -> Result<Plan, gesture::GestureError> {
+        let gestures = words
+            .iter()
+            .map(|w| {
+                if taps {
+                    gesture::taps(profile, &w.cells)
+                } else {
+                    gesture::swipe(profile, &w.cells).map(|g| vec![g])
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        let freeze = match profile.freeze() {
+            Some(_) => Some(gesture::button(profile, "freeze")?),
+            None => None,
+        };
+        Ok(Plan {
+            words,
+            gestures,
+            freeze,
+            deadline,
+        })
+    }
+
+    /// The words at `indices` (out of range ones left out), to be in before `deadline`.
+    pub fn only(&self, indices: &[usize], deadline: Instant) -> Plan {
+        let (words, gestures) = indices
+            .iter()
+            .filter_map(|&i| Some((self.words.get(i)?.clone(), self.gestures.get(i)?.clone())))
+            .unzip();
+        Plan {
+            words,
+            gestures,
+            freeze: self.freeze.clone(),
+            deadline,
+        }
+    }
+}
+
+/// Plays a round's plan. `stop` turning true ends it between two samples. A phone failing
+/// mid-round ends it too (`Stop::Failed`), with what was entered until then.
 pub async fn play_round(
     entry: &mut impl Entry,
-    profile: &Profile,
+    plan: &Plan,
     settings: &RoundSettings,
-    words: &[PlannedWord],
     mut stop: watch::Receiver<bool>,
     progress: &mut (dyn FnMut(Progress) + Send),
-) -> Result<RoundOutcome, gesture::GestureError> {
-    // Every gesture is built, and fence-checked, before the first touch. Tap entry makes a
-    // word several taps.
-    let gestures: Vec<Vec<Gesture>> = words
-        .iter()
-        .map(|w| {
-            if entry.taps() {
-                gesture::taps(profile, &w.cells)
-            } else {
-                gesture::swipe(profile, &w.cells).map(|g| vec![g])
-            }
-        })
-        .collect::<Result<_, _>>()?;
-    // None on a game without lifelines; its settings then allow no Freeze.
-    let freeze = match profile.freeze() {
-        Some(_) => Some(gesture::button(profile, "freeze")?),
-        None => None,
-    };
+) -> RoundOutcome {
+    let (words, gestures, freeze) = (&plan.words, &plan.gestures, &plan.freeze);
     let freeze_taps = freeze.as_ref().map_or(1, |f| f.touches.len() as u32);
     let start = Instant::now();
-    let mut schedule = Schedule::started(settings.clone(), start);
+    let mut schedule = Schedule::started(settings.clone(), start, plan.deadline);
     let mut outcome = RoundOutcome {
         words_planned: words.len(),
         words_entered: 0,
@@ -192,7 +235,7 @@ pub async fn play_round(
         gap_ms: 0.0,
     };
     let mut pace = Pace::default();
-    for (i, (word, g)) in words.iter().zip(&gestures).enumerate() {
+    for (i, (word, g)) in words.iter().zip(gestures).enumerate() {
         entry.between_words(i).await;
         if *stop.borrow_and_update() {
             outcome.stop = Stop::Stopped;
@@ -200,7 +243,7 @@ pub async fn play_round(
         }
         let tap = pace.estimate(freeze_taps, settings.sample) + END_MARGIN;
         if let (Some(round_time), Some(freeze)) =
-            (schedule.freeze_due(start.elapsed(), tap), &freeze)
+            (schedule.freeze_due(start.elapsed(), tap), freeze)
         {
             if let Err(e) = entry.gesture(freeze, settings.sample, &mut stop).await {
                 outcome.stop = Stop::Failed;
@@ -225,7 +268,7 @@ pub async fn play_round(
                 _ = stop.wait_for(|s| *s) => false,
             };
             let round_time = schedule.freeze_due(start.elapsed(), tap);
-            let (true, Some(round_time), Some(freeze)) = (due, round_time, &freeze) else {
+            let (true, Some(round_time), Some(freeze)) = (due, round_time, freeze) else {
                 outcome.stop = if due { Stop::Clock } else { Stop::Stopped };
                 break;
             };
@@ -292,7 +335,7 @@ pub async fn play_round(
         .collect();
     outcome.elapsed_secs = start.elapsed().as_secs_f64();
     outcome.routes = entry.routes();
-    Ok(outcome)
+    outcome
 }
 
 #[cfg(test)]
@@ -365,9 +408,14 @@ mod tests {
         Profile::built_in("nexus7").unwrap()
     }
 
-    fn settings(round: f64, every: f64, adds: f64) -> RoundSettings {
+    /// `words` on the test profile as swipes, the clock ending `round` seconds from now.
+    fn plan(p: &Profile, words: Vec<PlannedWord>, round: f64) -> Plan {
+        let end = Instant::now() + Duration::from_secs_f64(round);
+        Plan::new(p, words, false, end).unwrap()
+    }
+
+    fn settings(every: f64, adds: f64) -> RoundSettings {
         RoundSettings {
-            round: Duration::from_secs_f64(round),
             freeze_every: Duration::from_secs_f64(every),
             freeze_adds: Duration::from_secs_f64(adds),
             freeze_uses: None,
@@ -405,15 +453,18 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_clock_ends_the_round_and_freezes_fall_on_schedule() {
         let p = profile();
-        let s = settings(10.0, 3.0, 2.0);
+        let (round, s) = (10.0, settings(3.0, 2.0));
         let mut rec = Recorder::new(None);
         let (_tx, stop) = watch::channel(false);
         let mut seen = Vec::new();
-        let out = play_round(&mut rec, &p, &s, &words(1000), stop, &mut |pr| {
-            seen.push(pr)
-        })
-        .await
-        .unwrap();
+        let out = play_round(
+            &mut rec,
+            &plan(&p, words(1000), round),
+            &s,
+            stop,
+            &mut |pr| seen.push(pr),
+        )
+        .await;
         assert_eq!(out.stop, Stop::Clock);
         // Freezes at 3, 6, 9 s of round time (each within one word of when it fell due); the
         // fourth would fall at 12 s of round time, 18 s from the start, after the clock
@@ -443,7 +494,7 @@ mod tests {
         // Words through all 16 tiles (about 0.4 s each, judged 0.6 s with the margins); the
         // clock would end at 2 s, a Freeze falls due at 1.79 s: some word before it will not
         // fit, and the Freeze that comes before the clock ends is waited for.
-        let s = settings(2.0, 1.79, 1.0);
+        let (round, s) = (2.0, settings(1.79, 1.0));
         let snake = vec![0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11, 15, 14, 13, 12];
         let long: Vec<PlannedWord> = words(100)
             .into_iter()
@@ -454,9 +505,7 @@ mod tests {
             .collect();
         let mut rec = Recorder::new(None);
         let (_tx, stop) = watch::channel(false);
-        let out = play_round(&mut rec, &p, &s, &long, stop, &mut |_| {})
-            .await
-            .unwrap();
+        let out = play_round(&mut rec, &plan(&p, long, round), &s, stop, &mut |_| {}).await;
         assert_eq!(out.stop, Stop::Clock);
         assert_eq!(out.freezes.len(), 1, "{:?}", out.freezes);
         assert!((1.79..1.9).contains(&out.freezes[0]), "{:?}", out.freezes);
@@ -466,14 +515,29 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn every_word_in_before_the_clock_ends_the_round_early() {
+    async fn the_plans_end_is_kept_however_late_the_round_starts() {
         let p = profile();
-        let s = settings(120.0, 30.0, 15.0);
+        // The clock ends 10 s after the plan was made, and no Freeze falls due before.
+        let (round, s) = (10.0, settings(30.0, 15.0));
+        let plan = plan(&p, words(1000), round);
+        // The input route took 4 s to open: 6 s are left, not 10.
+        tokio::time::advance(Duration::from_secs(4)).await;
         let mut rec = Recorder::new(None);
         let (_tx, stop) = watch::channel(false);
-        let out = play_round(&mut rec, &p, &s, &words(20), stop, &mut |_| {})
-            .await
-            .unwrap();
+        let out = play_round(&mut rec, &plan, &s, stop, &mut |_| {}).await;
+        assert_eq!(out.stop, Stop::Clock);
+        let last = rec.touches.last().unwrap().0;
+        assert!(last < Duration::from_secs(6), "{last:?}");
+        assert!(last > Duration::from_secs(5), "{last:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_word_in_before_the_clock_ends_the_round_early() {
+        let p = profile();
+        let (round, s) = (120.0, settings(30.0, 15.0));
+        let mut rec = Recorder::new(None);
+        let (_tx, stop) = watch::channel(false);
+        let out = play_round(&mut rec, &plan(&p, words(20), round), &s, stop, &mut |_| {}).await;
         assert_eq!((out.stop, out.words_entered), (Stop::AllWords, 20));
         assert!(out.freezes.is_empty(), "{:?}", out.freezes);
         assert!(out.elapsed_secs < 30.0);
@@ -482,16 +546,21 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_stop_mid_word_lifts_the_finger() {
         let p = profile();
-        let s = settings(120.0, 30.0, 15.0);
+        let (round, s) = (120.0, settings(30.0, 15.0));
         let mut rec = Recorder::new(None);
         let (tx, stop) = watch::channel(false);
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(1_010)).await;
             let _ = tx.send(true);
         });
-        let out = play_round(&mut rec, &p, &s, &words(1000), stop, &mut |_| {})
-            .await
-            .unwrap();
+        let out = play_round(
+            &mut rec,
+            &plan(&p, words(1000), round),
+            &s,
+            stop,
+            &mut |_| {},
+        )
+        .await;
         assert_eq!(out.stop, Stop::Stopped);
         assert!(
             (1.0..1.3).contains(&out.elapsed_secs),
@@ -507,7 +576,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_failing_phone_ends_the_round_with_what_was_entered() {
         let p = profile();
-        let s = settings(120.0, 30.0, 15.0);
+        let (round, s) = (120.0, settings(30.0, 15.0));
         let per_word = gesture::swipe(&p, &words(1)[0].cells)
             .unwrap()
             .touches
@@ -515,9 +584,7 @@ mod tests {
         // Fails on the fourth word's third touch.
         let mut rec = Recorder::new(Some(per_word * 3 + 2));
         let (_tx, stop) = watch::channel(false);
-        let out = play_round(&mut rec, &p, &s, &words(10), stop, &mut |_| {})
-            .await
-            .unwrap();
+        let out = play_round(&mut rec, &plan(&p, words(10), round), &s, stop, &mut |_| {}).await;
         assert_eq!((out.stop, out.words_entered), (Stop::Failed, 3));
         assert!(out.word_cut, "the fourth word was cut in its stroke");
         assert!(out.error.unwrap().contains("the pulled plug"));

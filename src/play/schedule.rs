@@ -13,8 +13,6 @@ use crate::profile::Profile;
 /// The round's settings, from the profile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoundSettings {
-    /// The time on the clock when the round starts for us.
-    pub round: Duration,
     /// Tap Freeze every this much round time (the game clock's time, which a Freeze stops).
     pub freeze_every: Duration,
     /// What one Freeze adds to the clock.
@@ -45,7 +43,6 @@ impl RoundSettings {
     pub fn from_profile(p: &Profile) -> RoundSettings {
         let (rules, input) = (p.rules(), p.input());
         RoundSettings {
-            round: Duration::from_secs_f64(rules.round_secs),
             freeze_every: Duration::from_secs_f64(rules.freeze_every_secs),
             freeze_adds: Duration::from_secs_f64(rules.freeze_secs),
             // A game without a Freeze button gets none.
@@ -150,23 +147,22 @@ impl PartialEq for GameClock {
 
 /// The round's clock as the bot keeps it: the settings, the Freezes tapped so far and when
 /// the next is due. `now` is always the time since the round started for the bot, at
-/// `origin`.
+/// `origin`; the clock ends at `end` (one instant, fixed when the round's start became
+/// known), and later by what each Freeze adds.
 #[derive(Clone, Debug)]
 pub struct Schedule {
     settings: RoundSettings,
     origin: Instant,
+    end: Instant,
     /// Round time of each Freeze tapped.
     freezes: Vec<Duration>,
     next_freeze: Duration,
 }
 
 impl Schedule {
-    pub fn new(settings: RoundSettings) -> Schedule {
-        Schedule::started(settings, Instant::now())
-    }
-
-    /// The schedule of a round that started for the bot at `origin`.
-    pub fn started(settings: RoundSettings, origin: Instant) -> Schedule {
+    /// The schedule of a round that started for the bot at `origin` and whose clock ends at
+    /// `end` (before any Freeze).
+    pub fn started(settings: RoundSettings, origin: Instant, end: Instant) -> Schedule {
         // The first Freeze due after the last one tapped (one that fell due between two
         // schedules is due at once).
         let mut next_freeze = settings.freeze_every;
@@ -177,6 +173,7 @@ impl Schedule {
         }
         Schedule {
             origin,
+            end,
             next_freeze,
             settings,
             freezes: Vec::new(),
@@ -197,7 +194,8 @@ impl Schedule {
         if let Some(end) = self.settings.clock.end(self.settings.freeze_adds) {
             return end.saturating_duration_since(self.origin);
         }
-        self.settings.round + self.settings.freeze_adds * self.freezes.len() as u32
+        (self.end + self.settings.freeze_adds * self.freezes.len() as u32)
+            .saturating_duration_since(self.origin)
     }
 
     /// The time left on the clock at `now`.
@@ -285,9 +283,14 @@ mod tests {
         Duration::from_secs_f64(secs)
     }
 
-    fn settings(round: f64, every: f64, adds: f64, uses: Option<u32>) -> RoundSettings {
+    /// A schedule started now whose clock ends `round` seconds from now.
+    fn sched(round: f64, settings: RoundSettings) -> Schedule {
+        let now = Instant::now();
+        Schedule::started(settings, now, now + s(round))
+    }
+
+    fn settings(every: f64, adds: f64, uses: Option<u32>) -> RoundSettings {
         RoundSettings {
-            round: s(round),
             freeze_every: s(every),
             freeze_adds: s(adds),
             freeze_uses: uses,
@@ -304,9 +307,9 @@ mod tests {
     #[test]
     fn a_schedule_that_goes_on_with_a_round_keeps_its_freezes_where_they_fall() {
         // 20 s of round time played, one Freeze of two used: the next falls due 10 s in.
-        let mut later = settings(120.0, 30.0, 15.0, Some(1));
+        let mut later = settings(30.0, 15.0, Some(1));
         later.round_time_before = s(20.0);
-        let mut sch = Schedule::new(later);
+        let mut sch = sched(120.0, later);
         assert_eq!(sch.freeze_due(s(9.0), s(0.1)), None);
         assert_eq!(sch.next_freeze_at(s(0.1)), Some(s(10.0)));
         assert_eq!(sch.freeze_due(s(10.0), s(0.1)), Some(s(30.0)));
@@ -314,21 +317,21 @@ mod tests {
         assert_eq!(sch.freeze_due(s(60.0), s(0.1)), None);
         // A Freeze that fell due between the two (30 s, none tapped) is due at once; one
         // tapped at 30 s makes the next due at 60.
-        let mut later = settings(120.0, 30.0, 15.0, None);
+        let mut later = settings(30.0, 15.0, None);
         later.round_time_before = s(30.2);
         assert_eq!(
-            Schedule::new(later.clone()).freeze_due(s(0.0), s(0.1)),
+            sched(120.0, later.clone()).freeze_due(s(0.0), s(0.1)),
             Some(s(30.2))
         );
         later.last_freeze = Some(s(30.0));
-        assert_eq!(Schedule::new(later).next_freeze_at(s(0.1)), Some(s(29.8)));
+        assert_eq!(sched(120.0, later).next_freeze_at(s(0.1)), Some(s(29.8)));
     }
 
     #[test]
     fn the_games_clock_read_while_playing_is_the_deadline_and_a_freeze_adds_to_it() {
         let origin = Instant::now();
         let at = |secs: f64| origin + s(secs);
-        let sch = Schedule::started(settings(120.0, 30.0, 15.0, None), origin);
+        let sch = Schedule::started(settings(30.0, 15.0, None), origin, origin + s(120.0));
         // Not read yet: the profile's round.
         assert_eq!(sch.deadline(), s(120.0));
         let clock = sch.settings().clock.clone();
@@ -387,7 +390,7 @@ mod tests {
             (&[], 119.95, 0.1, None),                // the tap would land after the clock
         ];
         for &(done, now, tap, due) in cases {
-            let mut sch = Schedule::new(settings(120.0, 30.0, 15.0, None));
+            let mut sch = sched(120.0, settings(30.0, 15.0, None));
             for &f in done {
                 sch.froze(s(f));
             }
@@ -400,12 +403,12 @@ mod tests {
 
     #[test]
     fn freezes_stop_when_the_uses_are_spent() {
-        let mut sch = Schedule::new(settings(120.0, 30.0, 15.0, Some(1)));
+        let mut sch = sched(120.0, settings(30.0, 15.0, Some(1)));
         assert!(sch.freeze_due(s(30.0), s(0.1)).is_some());
         sch.froze(s(30.0));
         assert_eq!(sch.freeze_due(s(100.0), s(0.1)), None);
         // No uses at all: never.
-        let none = Schedule::new(settings(120.0, 30.0, 15.0, Some(0)));
+        let none = sched(120.0, settings(30.0, 15.0, Some(0)));
         assert_eq!(none.freeze_due(s(60.0), s(0.1)), None);
     }
 
@@ -419,20 +422,20 @@ mod tests {
             (&[30.0, 60.0, 90.0], 0.1, None), // 120 + 45 is the deadline: 0.1 s late
         ];
         for &(done, tap, want) in cases {
-            let mut sch = Schedule::new(settings(120.0, 30.0, 15.0, None));
+            let mut sch = sched(120.0, settings(30.0, 15.0, None));
             for &f in done {
                 sch.froze(s(f));
             }
             let got = sch.next_freeze_at(s(tap)).map(|d| d.as_secs_f64());
             assert_eq!(got, want, "freezes {done:?}");
         }
-        let none_left = Schedule::new(settings(120.0, 30.0, 15.0, Some(0)));
+        let none_left = sched(120.0, settings(30.0, 15.0, Some(0)));
         assert_eq!(none_left.next_freeze_at(s(0.1)), None);
     }
 
     #[test]
     fn a_late_freeze_does_not_bring_on_a_burst() {
-        let mut sch = Schedule::new(settings(600.0, 30.0, 0.0, None));
+        let mut sch = sched(600.0, settings(30.0, 0.0, None));
         // Tapped at 95 s of round time: 30, 60 and 90 are spent; the next is at 120.
         sch.froze(s(95.0));
         assert_eq!(sch.freeze_due(s(119.0), s(0.1)), None);
@@ -450,7 +453,7 @@ mod tests {
             (2, 151.0, 0.0, false, 0.0),
         ];
         for (freezes, now, takes, fits, left) in cases {
-            let mut sch = Schedule::new(settings(120.0, 30.0, 15.0, None));
+            let mut sch = sched(120.0, settings(30.0, 15.0, None));
             for i in 0..freezes {
                 sch.froze(s(30.0 * (i + 1) as f64));
             }
