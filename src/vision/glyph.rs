@@ -66,6 +66,9 @@ pub struct Classifier {
     /// reference before its verdict is trusted less (`LEARNED_REACH` for an upright face
     /// the templates taught, else 0).
     reach: f32,
+    /// A template far from a glyph rules its letter out only when the two differ in a
+    /// trait that pixels cannot blur (counters, proportions; `alike`).
+    rule_out_alike: bool,
 }
 
 /// A template claims a glyph only this near: the same letter in the same font, captured
@@ -74,6 +77,18 @@ pub struct Classifier {
 /// letter, by style) must not claim it: measured, serif letters not learned were read as a
 /// learned one, surely, at 0.49 and more, the learned ones at 0.00 on clean screens.
 const TEMPLATE_CLOSE: f32 = 0.3;
+
+/// Two glyphs whose log aspects differ by at most this, with the same counters, may be one
+/// letter drawn twice however far apart their cells lie: on a tile of 51 pixels two O's of
+/// one board lay 0.56 apart (aspects -0.74 and -0.74), where a D and an O of one face differ
+/// in aspect too.
+const ALIKE_ASPECT: f32 = 0.03;
+
+/// Whether `a` and `b` agree in the traits pixels cannot blur: their counters and, within
+/// `ALIKE_ASPECT`, their proportions.
+fn alike(a: &Features, b: &Features) -> bool {
+    a.holes == b.holes && (a.log_aspect - b.log_aspect).abs() <= ALIKE_ASPECT
+}
 
 /// A template this near is the very glyph captured again. Measured on the virtual phone
 /// drawing eleven faces the references do not know (`sim --font`, docs/vision.md): a letter against
@@ -179,31 +194,53 @@ fn built_in_fonts() -> Vec<FontRef<'static>> {
         .collect()
 }
 
-/// The text each tile is drawn as: the capital letter, and for Qu "Qu", "QU" and a lone "Q"
-/// (some games draw the Qu tile as a Q alone: it is told from O by its tail).
-pub fn spellings(tile: u8) -> Vec<String> {
+/// One way a tile is drawn: its characters, each with its size against the tile's letters
+/// (1, or `SMALL_U` for the small u some games draw after a Q).
+pub type Spelling = Vec<(char, f32)>;
+
+/// The size of a small u after a Q, against the Q: about a lowercase letter's x-height at
+/// half the capital's size, as games that draw it so set it.
+pub const SMALL_U: f32 = 0.55;
+
+/// The ways each tile is drawn: the capital letter, and for Qu "Qu", "QU", a Q with a small
+/// u, and a lone "Q" (some games draw the Qu tile as a Q alone: it is told from O by its
+/// tail).
+pub fn spellings(tile: u8) -> Vec<Spelling> {
+    let plain = |text: &str| text.chars().map(|c| (c, 1.0)).collect();
     if tile == QU {
-        vec!["Qu".into(), "QU".into(), "Q".into()]
+        vec![
+            plain("Qu"),
+            plain("QU"),
+            vec![('Q', 1.0), ('u', SMALL_U)],
+            plain("Q"),
+        ]
     } else {
-        vec![((b'A' + tile) as char).to_string()]
+        vec![plain(&((b'A' + tile) as char).to_string())]
     }
 }
 
 /// Renders `text` in `font` at `size` pixels as an ink map with a margin.
 pub fn render<F: Font>(font: &F, text: &str, size: f32) -> Ink {
+    let spelled: Spelling = text.chars().map(|c| (c, 1.0)).collect();
+    render_spelling(font, &spelled, size)
+}
+
+/// Renders a spelling in `font`, its characters at their sizes on one baseline.
+pub fn render_spelling<F: Font>(font: &F, spelling: &[(char, f32)], size: f32) -> Ink {
     let scaled = font.as_scaled(PxScale::from(size));
     let margin = (size * 0.2).ceil();
     let mut x = margin;
     let baseline = margin + scaled.ascent();
     let mut outlines = Vec::new();
     let mut previous = None;
-    for c in text.chars() {
-        let id = scaled.glyph_id(c);
+    for &(c, k) in spelling {
+        let at = font.as_scaled(PxScale::from(size * k));
+        let id = at.glyph_id(c);
         if let Some(p) = previous {
-            x += scaled.kern(p, id);
+            x += at.kern(p, id);
         }
-        let glyph = id.with_scale_and_position(size, ab_glyph::point(x, baseline));
-        x += scaled.h_advance(id);
+        let glyph = id.with_scale_and_position(size * k, ab_glyph::point(x, baseline));
+        x += at.h_advance(id);
         previous = Some(id);
         if let Some(o) = font.outline_glyph(glyph) {
             outlines.push(o);
@@ -259,8 +296,8 @@ pub fn references_from<F: Font>(fonts: &[F]) -> Vec<Reference> {
     let mut out = Vec::new();
     for font in fonts {
         for tile in 0..26u8 {
-            for text in spellings(tile) {
-                let ink = render(font, &text, SIZE);
+            for spelling in spellings(tile) {
+                let ink = render_spelling(font, &spelling, SIZE);
                 for variant in [ink.clone(), reweigh(&ink, 2, 0.3), reweigh(&ink, 2, 0.7)] {
                     if let Some(features) = Features::of(&variant) {
                         out.push(Reference { tile, features });
@@ -486,6 +523,7 @@ impl Classifier {
             net: super::net::Net::built_in(),
             widen: 0.0,
             reach: 0.0,
+            rule_out_alike: true,
         }
     }
 
@@ -513,11 +551,16 @@ impl Classifier {
     }
 
     /// This classifier with `more` templates beside its own (a board's own sure glyphs).
-    pub fn with_more_templates(&self, more: &[Reference]) -> Classifier {
+    /// With `rule_out_alike` false, a template that lies beyond `TEMPLATE_FAR` from a glyph
+    /// still does not rule its letter out when the two are `alike` (the same counters and
+    /// proportions): for glyphs drawn in too few pixels for two of the same letter to come
+    /// within `TEMPLATE_FAR` of each other.
+    pub fn with_more_templates(&self, more: &[Reference], rule_out_alike: bool) -> Classifier {
         let mut templates = self.templates.to_vec();
         templates.extend_from_slice(more);
         Classifier {
             templates: templates.into(),
+            rule_out_alike: self.rule_out_alike && rule_out_alike,
             ..self.clone()
         }
     }
@@ -539,18 +582,24 @@ impl Classifier {
             std::array::from_fn(|t| allowed.is_empty() || allowed.contains(&(t as u8)));
         let mut nearest = [f32::INFINITY; 26];
         let mut known = [false; 26];
+        // Letters a template is `alike` to the glyph for, where that keeps them.
+        let mut kept = [false; 26];
         for t in self.templates.iter() {
             let tile = t.tile as usize;
             known[tile] = true;
             if allowed[tile] && glyph.lower_bound(&t.features) <= TEMPLATE_FAR {
                 nearest[tile] = nearest[tile].min(glyph.distance(&t.features));
             }
+            if !self.rule_out_alike && alike(glyph, &t.features) {
+                kept[tile] = true;
+            }
         }
         if glyph.hidden.is_some() {
             return (nearest, allowed);
         }
-        let left: [bool; 26] =
-            std::array::from_fn(|t| allowed[t] && (!known[t] || nearest[t] <= TEMPLATE_FAR));
+        let left: [bool; 26] = std::array::from_fn(|t| {
+            allowed[t] && (!known[t] || nearest[t] <= TEMPLATE_FAR || kept[t])
+        });
         (nearest, if left.contains(&true) { left } else { allowed })
     }
 
@@ -727,11 +776,11 @@ mod tests {
         let classifier = Classifier::built_in();
         for font in built_in_fonts() {
             for tile in 0..26u8 {
-                for text in spellings(tile) {
-                    let ink = render(&font, &text, 40.0);
+                for spelling in spellings(tile) {
+                    let ink = render_spelling(&font, &spelling, 40.0);
                     let f = Features::of(&ink).expect("ink");
                     let v = classifier.classify(&f, &[]).expect("verdict");
-                    assert_eq!(v.tile, tile, "{text}: {v:?}");
+                    assert_eq!(v.tile, tile, "{spelling:?}: {v:?}");
                 }
             }
         }
@@ -859,7 +908,40 @@ mod tests {
     }
 
     fn tile_text(tile: u8) -> String {
-        spellings(tile).remove(0)
+        spellings(tile)
+            .remove(0)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect()
+    }
+
+    #[test]
+    fn a_far_template_alike_in_counters_and_proportions_rules_out_only_where_told() {
+        // A board's own O drawn in so few pixels that its cells lie far from another O of
+        // the board: the same counter, the same proportions, other cells.
+        let font = FontRef::try_from_slice(dejavu::sans::bold()).unwrap();
+        let features = |text: &str| Features::of(&render(&font, text, 40.0)).unwrap();
+        let o = features("O");
+        let x = features("X");
+        let mut blurred = o.clone();
+        (blurred.cells, blurred.profiles) = (x.cells, x.profiles);
+        assert!(
+            o.distance(&blurred) > TEMPLATE_FAR,
+            "{}",
+            o.distance(&blurred)
+        );
+        let template = |features: Features| Reference { tile: 14, features };
+        let base = Classifier::built_in();
+        assert_eq!(base.classify(&o, &[]).unwrap().tile, 14);
+        // Ruling out as a profile's templates do: a far O template takes O away.
+        let ruling = base.with_more_templates(&[template(blurred.clone())], true);
+        assert_ne!(ruling.classify(&o, &[]).unwrap().tile, 14);
+        // Not where alike ones may not...
+        let alike = base.with_more_templates(&[template(blurred)], false);
+        assert_eq!(alike.classify(&o, &[]).unwrap().tile, 14);
+        // ...but still where the template has no counter: another letter's shape.
+        let unlike = base.with_more_templates(&[template(x)], false);
+        assert_ne!(unlike.classify(&o, &[]).unwrap().tile, 14);
     }
 
     #[test]
