@@ -24,33 +24,7 @@ use tokio::time::Instant;
 
 use crate::board::Board;
 use crate::score::Bonuses;
-use crate::vision::read::Reading;
-
-/// The tiles of a board read unsurely that were read surely: what a later board is held
-/// against to tell whether it is the same one, come out from under what covered it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SureTiles(pub Vec<Option<u8>>);
-
-impl SureTiles {
-    pub fn of(r: &Reading) -> SureTiles {
-        SureTiles(r.tiles.iter().map(|t| t.sure().then_some(t.tile)).collect())
-    }
-
-    /// Whether `board` may be under these tiles: every sure tile shows its letter. `None`
-    /// when no tile is sure (nothing to judge by).
-    pub fn agree_with(&self, board: &Board) -> Option<bool> {
-        let mut judged = false;
-        for (t, &want) in self.0.iter().zip(board.tiles()) {
-            if let Some(t) = t {
-                judged = true;
-                if *t != want {
-                    return Some(false);
-                }
-            }
-        }
-        judged.then_some(true)
-    }
-}
+use crate::vision::read::{Reading, SureTiles};
 
 /// What one look saw, as the watcher takes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,11 +48,11 @@ impl Saw {
     /// tell from the sentry).
     pub fn reading(r: &Reading) -> Saw {
         if r.dimmed() {
-            Saw::Dimmed(SureTiles::of(r))
+            Saw::Dimmed(r.sure_tiles())
         } else if r.sure() {
             Saw::Sure(r.board(), r.bonuses())
         } else {
-            Saw::Unsure(SureTiles::of(r))
+            Saw::Unsure(r.sure_tiles())
         }
     }
 }

@@ -111,6 +111,28 @@ impl TileRead {
     }
 }
 
+/// The tiles of a reading that were read surely (`None` where not): what a later board is
+/// held against to tell whether it is the same one, come out from under what covered it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SureTiles(pub Vec<Option<u8>>);
+
+impl SureTiles {
+    /// Whether `board` may be under these tiles: every sure tile shows its letter. `None`
+    /// when no tile is sure (nothing to judge by).
+    pub fn agree_with(&self, board: &crate::board::Board) -> Option<bool> {
+        let mut judged = false;
+        for (t, &want) in self.0.iter().zip(board.tiles()) {
+            if let Some(t) = t {
+                judged = true;
+                if *t != want {
+                    return Some(false);
+                }
+            }
+        }
+        judged.then_some(true)
+    }
+}
+
 impl Reading {
     /// True when every tile is read with at least `SURE` confidence (dimmed or not).
     pub fn sure(&self) -> bool {
@@ -148,16 +170,17 @@ impl Reading {
     /// Whether `board` may be the one under this reading: every tile read surely shows the
     /// board's letter there. `None` when no tile is read surely (nothing to judge by).
     pub fn agrees_with(&self, board: &crate::board::Board) -> Option<bool> {
-        let mut judged = false;
-        for (t, &want) in self.tiles.iter().zip(board.tiles()) {
-            if t.sure() {
-                judged = true;
-                if t.tile != want {
-                    return Some(false);
-                }
-            }
-        }
-        judged.then_some(true)
+        self.sure_tiles().agree_with(board)
+    }
+
+    /// The tiles read surely, each `None` where the tile was not.
+    pub fn sure_tiles(&self) -> SureTiles {
+        SureTiles(
+            self.tiles
+                .iter()
+                .map(|t| t.sure().then_some(t.tile))
+                .collect(),
+        )
     }
 
     /// The tiles read surely as another letter than `board` has there: (index, read, typed).
