@@ -11,8 +11,9 @@
 //!
 //! The references are rendered at first use from typefaces built into the binary (DejaVu Sans
 //! bold, condensed bold and regular; Noto Sans bold and regular; the bold faces of Karla,
-//! Cabin, League Spartan, Manrope, Play and Clear Sans, kept in `fonts/`), each also thickened
-//! and thinned, so that a game's font need not be one of them.
+//! Cabin, League Spartan, Manrope, Play and Clear Sans, kept in `fonts/`; and JetBrains Mono's
+//! J, for a J with a bar on its top), each also thickened and thinned, so that a game's font
+//! need not be one of them.
 
 use std::sync::LazyLock;
 
@@ -290,26 +291,51 @@ fn reweigh(ink: &Ink, passes: usize, level: f32) -> Ink {
     cur
 }
 
+/// The size references are drawn at.
+const REFERENCE_SIZE: f32 = 64.0;
+
+/// References of `tile` from one drawing of it: plain, thickened and thinned.
+fn weights(tile: u8, ink: &Ink) -> impl Iterator<Item = Reference> {
+    [ink.clone(), reweigh(ink, 2, 0.3), reweigh(ink, 2, 0.7)]
+        .into_iter()
+        .filter_map(move |variant| {
+            Some(Reference {
+                tile,
+                features: Features::of(&variant)?,
+            })
+        })
+}
+
 /// References for every tile from `fonts`, each plain, thickened and thinned.
 pub fn references_from<F: Font>(fonts: &[F]) -> Vec<Reference> {
-    const SIZE: f32 = 64.0;
     let mut out = Vec::new();
     for font in fonts {
         for tile in 0..26u8 {
             for spelling in spellings(tile) {
-                let ink = render_spelling(font, &spelling, SIZE);
-                for variant in [ink.clone(), reweigh(&ink, 2, 0.3), reweigh(&ink, 2, 0.7)] {
-                    if let Some(features) = Features::of(&variant) {
-                        out.push(Reference { tile, features });
-                    }
-                }
+                out.extend(weights(
+                    tile,
+                    &render_spelling(font, &spelling, REFERENCE_SIZE),
+                ));
             }
         }
     }
     out
 }
 
-static BUILT_IN: LazyLock<Vec<Reference>> = LazyLock::new(|| references_from(&built_in_fonts()));
+static BUILT_IN: LazyLock<Vec<Reference>> = LazyLock::new(|| {
+    let mut refs = references_from(&built_in_fonts());
+    refs.extend(other_drawings());
+    refs
+});
+
+/// Letters some games draw in a form none of the built-in faces has, each from a face that
+/// has it: a J with a bar on its top (monospace faces, Comic and geometric ones).
+fn other_drawings() -> Vec<Reference> {
+    let Ok(mono) = FontRef::try_from_slice(include_bytes!("fonts/JetBrainsMono-Bold.ttf")) else {
+        return Vec::new();
+    };
+    weights(b'J' - b'A', &render(&mono, "J", REFERENCE_SIZE)).collect()
+}
 
 /// The references of a serif face, for a profile whose templates show its game draws serifs.
 static SERIF: LazyLock<Vec<Reference>> = LazyLock::new(|| {

@@ -779,3 +779,40 @@ fn a_partly_read_board_agrees_only_with_boards_showing_its_sure_letters() {
         assert_eq!(reading(tiles, rows).agrees_with(&board), agrees, "{rows:?}");
     }
 }
+
+#[test]
+fn a_j_with_a_bar_on_its_top_is_read_surely() {
+    // Monospace, Comic and some geometric faces draw J with a bar on its top, to the left of
+    // its stem. No built-in face did: such a J (Sora's, Comic Neue's) was read as J at no
+    // confidence, S the runner-up. The bar's drawing now comes from JetBrains Mono. Here a
+    // bar is put on the J of faces that draw none, as those faces do it: League Spartan's
+    // was read at 0.10 without it.
+    use super::super::corpus::{rounded, text_centred};
+    let (face, ink) = (rgba([240, 230, 205]), rgba([40, 30, 30]));
+    for bytes in [
+        &include_bytes!("../fonts/Karla-Bold.otf")[..],
+        include_bytes!("../fonts/Manrope-Bold.ttf"),
+        include_bytes!("../fonts/LeagueSpartan-Bold.otf"),
+    ] {
+        let font = ab_glyph::FontVec::try_from_vec(bytes.to_vec()).unwrap();
+        let mut img = RgbaImage::from_pixel(240, 240, face);
+        text_centred(&mut img, &font, "J", 120.0, 120.0, 120.0, ink);
+        // The stem: the inked columns of the glyph's top row.
+        let dark = |x: u32, y: u32| img.get_pixel(x, y).0[0] < 120;
+        let top = (0..240).find(|&y| (0..240).any(|x| dark(x, y))).unwrap();
+        let stem: Vec<u32> = (0..240).filter(|&x| dark(x, top + 2)).collect();
+        let (left, right) = (stem[0] as f32, *stem.last().unwrap() as f32 + 1.0);
+        let weight = right - left;
+        let bar = (
+            left - 1.6 * weight,
+            top as f32,
+            right,
+            top as f32 + 0.8 * weight,
+        );
+        rounded(&mut img, bar.0, bar.1, bar.2, bar.3, 0.0, ink);
+        let seen = see_tile(&img, (120.0, 120.0), 220.0, 240.0);
+        let (tile, confidence, runner_up) = judge(&seen, &Classifier::built_in());
+        assert_eq!(tile, b'J' - b'A', "{runner_up}");
+        assert!(confidence >= SURE, "{confidence}, {runner_up}");
+    }
+}
