@@ -9,78 +9,25 @@
 //! seed 1001; a tile whose glyph the reader cannot cut is left out. Deterministic: the same
 //! fonts and arguments give the same file.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+mod common;
 
 use scramblebot::sample::Rng;
-use scramblebot::vision::corpus::{Corpus, load_named, wide::HELD_BACK_FACES};
+use scramblebot::vision::corpus::{load_named, training_faces, wide::HELD_BACK_FACES};
 use scramblebot::vision::glyph::INPUTS;
 use scramblebot::vision::net::{HIDDEN, Net, OUTPUTS, softmax};
-use scramblebot::vision::{grid, read};
-
-/// Families held back from development, by file-name prefix: none of their weights is
-/// trained on.
-const HELD_BACK_FAMILIES: [&str; 10] = [
-    "Comfortaa",
-    "Quicksand",
-    "Dosis",
-    "Oxygen",
-    "B612",
-    "Jura",
-    "Andika",
-    "Hack",
-    "Mplus",
-    "Cousine",
-];
-
-/// Weights a face's name says it is heavy enough for a game tile.
-const HEAVY: [&str; 6] = ["Bold", "Black", "Heavy", "Demi", "Semibold", "SemiBold"];
-
-fn training_faces(dir: &Path) -> Vec<String> {
-    let mut stems: Vec<String> = scramblebot::vision::corpus::font_files(dir)
-        .iter()
-        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(String::from))
-        .collect();
-    stems.sort();
-    stems.dedup();
-    stems.retain(|s| {
-        HEAVY.iter().any(|h| s.contains(h))
-            && !s.contains("Italic")
-            && !s.contains("Oblique")
-            && !HELD_BACK_FAMILIES.iter().any(|f| s.starts_with(f))
-    });
-    stems
-}
 
 type Example = ([f32; INPUTS], u8);
 
 /// The glyphs the reader cuts from `count` screens of each training corpus with `seed`.
 fn glyphs(faces: &[scramblebot::vision::corpus::Face], seed: u64, count: u64) -> Vec<Example> {
     let mut out = Vec::new();
-    for corpus in [Corpus::Developed, Corpus::Classic] {
-        for i in 0..count {
-            let s = corpus.sample(faces, seed, i);
-            let Some((tiles, _)) = s.board else { continue };
-            if s.dimmed {
-                continue;
-            }
-            let Some(g) = grid::find(&s.image) else {
-                continue;
-            };
-            for (k, &c) in g.centres.iter().enumerate() {
-                if let (_, Some(f)) = read::tile_features(&s.image, c, g.tile) {
-                    out.push((f.vector(), tiles[k]));
-                }
-            }
-            if (i + 1) % 250 == 0 {
-                eprintln!(
-                    "  {} seed {seed}: {} screens, {} glyphs",
-                    corpus.name(),
-                    i + 1,
-                    out.len()
-                );
-            }
+    common::cut_glyphs(faces, seed, count, |_, features, tile| {
+        if let Some(f) = features {
+            out.push((f.vector(), tile));
         }
-    }
+    });
     out
 }
 
@@ -132,13 +79,7 @@ fn accuracy(net: &Net, data: &[Example]) -> (f64, f64) {
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let value = |flag: &str, default: &str| -> String {
-        args.iter()
-            .position(|a| a == flag)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-            .unwrap_or_else(|| default.to_string())
-    };
+    let value = |name: &str, default: &str| common::flag(&args, name, default);
     let screens: u64 = value("--screens", "1500")
         .parse()
         .map_err(|e| format!("--screens: {e}"))?;

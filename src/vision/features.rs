@@ -49,6 +49,11 @@ impl Ink {
         }
     }
 
+    /// The ink at (x, y), bilinearly between pixels' centres, none outside the map.
+    pub fn bilinear(&self, x: f32, y: f32) -> f32 {
+        self.at(x, y)
+    }
+
     fn at(&self, x: f32, y: f32) -> f32 {
         // Bilinear, zero outside.
         let (x0, y0) = (x.floor(), y.floor());

@@ -4,6 +4,7 @@
 //! generated screens the reader is measured on (`corpus`).
 
 pub mod buttons;
+pub mod cnn;
 pub mod colour;
 pub mod corpus;
 pub mod digits;

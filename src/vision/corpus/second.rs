@@ -51,6 +51,23 @@ pub const FACES: [&str; 12] = [
     "NationalPark-Heavy",
 ];
 
+/// The families of `FACES`, by file-name prefix: no learned part of the reader is trained on
+/// a face of theirs (Go Mono and PT Mono are kin to Go and PT Sans).
+pub const FAMILIES: [&str; 12] = [
+    "Go",
+    "Tuffy",
+    "BebasNeue",
+    "GilliusADF",
+    "ComicNeue",
+    "Sora",
+    "Carlito",
+    "PT",
+    "SwitzeraADF",
+    "AveriaSans",
+    "YanoneKaffeesatz",
+    "NationalPark",
+];
+
 /// The Debian packages that hold `FACES`.
 pub const PACKAGES: &str = "fonts-go fonts-tuffy fonts-bebas-neue fonts-adf-gillius fonts-comic-neue fonts-sora fonts-crosextra-carlito fonts-paratype fonts-adf-switzera fonts-averia-sans-gwf fonts-yanone-kaffeesatz fonts-national-park";
 
