@@ -51,11 +51,6 @@ impl Ink {
 
     /// The ink at (x, y), bilinearly between pixels' centres, none outside the map.
     pub fn bilinear(&self, x: f32, y: f32) -> f32 {
-        self.at(x, y)
-    }
-
-    fn at(&self, x: f32, y: f32) -> f32 {
-        // Bilinear, zero outside.
         let (x0, y0) = (x.floor(), y.floor());
         let (fx, fy) = (x - x0, y - y0);
         let get = |xi: f32, yi: f32| {
@@ -80,7 +75,7 @@ impl Ink {
         for y in 0..n {
             for x in 0..n {
                 let (sx, sy) = ((x as f32 + 0.5) * kx - 0.5, (y as f32 + 0.5) * ky - 0.5);
-                out.v[y * n + x] = self.at(sx.max(0.0), sy.max(0.0));
+                out.v[y * n + x] = self.bilinear(sx.max(0.0), sy.max(0.0));
             }
         }
         out
@@ -180,7 +175,7 @@ fn fine_grid(ink: &Ink, (x0, y0, bw, bh): (usize, usize, f32, f32)) -> [f32; FIN
                     let v = (fy * SUB + sy) as f32 + 0.5;
                     let x = x0 as f32 + u / (FINE * SUB) as f32 * bw - 0.5;
                     let y = y0 as f32 + v / (FINE * SUB) as f32 * bh - 0.5;
-                    sum += ink.at(x, y);
+                    sum += ink.bilinear(x, y);
                 }
             }
             fine[fy * FINE + fx] = sum / (SUB * SUB) as f32;
