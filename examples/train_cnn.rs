@@ -2,18 +2,20 @@
 //! measures it against the reader's letters on screens of the second generator.
 //!
 //!     cargo run --release --example train_cnn -- [--screens N] [--epochs E] [--out PATH]
-//!         [--second N] [--seed S]
+//!         [--second N] [--seed S] [--load PATH] [--dump PNG]
 //!
 //! The glyphs are cut by the reader itself (grid finder, tile isolation) from screens of the
 //! developed and classic corpora drawn in every upright heavy face under /usr/share/fonts of
 //! no held-back family and no second-generator family (`corpus::training_faces`), so both
 //! measure the network on typefaces it never saw. Each glyph is kept as drawn and twice with
 //! its box jittered (place, size and proportions, up to 12%), its strokes thickened or
-//! thinned, and slanted by up to 0.15 either way. Training screens use seed 1000, validation screens seed 1001. Then, with
-//! `--second N` (400 by default), every glyph the reader cuts from N screens of the second
-//! generator (seed `--seed`, 1 by default) is read both ways: how many tiles each gets right,
-//! and for the network how many it gets wrong at each margin. Deterministic: the same fonts
-//! and arguments give the same file.
+//! thinned, and slanted by up to 0.15 either way. Training screens use seed 1000, validation
+//! screens seed 1001. Then, with `--second N` (400 by default), every glyph the reader cuts
+//! whole from N screens of the second generator (seed `--seed`, 1 by default) is read both
+//! ways: how many tiles each gets right, and for the network how many it gets wrong at each
+//! margin. `--load` measures a network written before instead of training one; `--dump`
+//! draws the first 400 validation glyphs as the network is given them. Deterministic: the
+//! same fonts and arguments give the same file.
 
 use std::path::PathBuf;
 
@@ -105,26 +107,6 @@ fn glyphs(faces: &[Face], seed: u64, count: u64, extra: usize) -> Vec<Example> {
         }
     });
     out
-}
-
-/// Adam's state.
-struct Adam {
-    m: Vec<f32>,
-    v: Vec<f32>,
-    t: i32,
-}
-
-impl Adam {
-    fn step(&mut self, p: &mut [f32], g: &[f32], lr: f32) {
-        let (b1, b2) = (0.9f32, 0.999f32);
-        self.t += 1;
-        let (c1, c2) = (1.0 - b1.powi(self.t), 1.0 - b2.powi(self.t));
-        for i in 0..p.len() {
-            self.m[i] = b1 * self.m[i] + (1.0 - b1) * g[i];
-            self.v[i] = b2 * self.v[i] + (1.0 - b2) * g[i] * g[i];
-            p[i] -= lr * (self.m[i] / c1) / ((self.v[i] / c2).sqrt() + 1e-8);
-        }
-    }
 }
 
 /// The summed gradient of `batch` over two threads, and the summed loss.
@@ -297,11 +279,8 @@ fn main() -> Result<(), String> {
 fn train_net(train: &[Example], valid: &[Example], epochs: usize) -> Cnn {
     let mut rng = Rng::new(7);
     let mut net = Cnn::random(|| unit(&mut rng));
-    let mut adam = Adam {
-        m: vec![0.0; PARAMS],
-        v: vec![0.0; PARAMS],
-        t: 0,
-    };
+    let mut adam = common::Adam::new(PARAMS);
+    let mut steps = 0;
     const BATCH: usize = 64;
     let mut order: Vec<usize> = (0..train.len()).collect();
     for epoch in 0..epochs {
@@ -317,7 +296,8 @@ fn train_net(train: &[Example], valid: &[Example], epochs: usize) -> Cnn {
             total += f64::from(loss);
             let n = batch.len() as f32;
             g.iter_mut().for_each(|v| *v /= n);
-            adam.step(&mut net.params, &g, lr);
+            steps += 1;
+            adam.step(&mut net.params, &g, lr, steps, 0.0);
         }
         eprintln!(
             "epoch {}: loss {:.4}, validation {:.2}% ({:.0} s)",

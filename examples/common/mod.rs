@@ -1,4 +1,5 @@
-//! What the trainers share: the glyphs the reader cuts from training screens.
+//! What the trainers share: the glyphs the reader cuts from training screens, Adam, and
+//! reading a flag.
 
 use scramblebot::vision::corpus::{Corpus, Face};
 use scramblebot::vision::features::Features;
@@ -31,6 +32,33 @@ pub fn cut_glyphs(
             if (i + 1) % 500 == 0 {
                 eprintln!("  {} seed {seed}: {} screens", corpus.name(), i + 1);
             }
+        }
+    }
+}
+
+/// Adam's state for one block of parameters.
+pub struct Adam {
+    m: Vec<f32>,
+    v: Vec<f32>,
+}
+
+impl Adam {
+    pub fn new(n: usize) -> Adam {
+        Adam {
+            m: vec![0.0; n],
+            v: vec![0.0; n],
+        }
+    }
+
+    /// One step of `p` against its gradient `g`, the `t`th (from 1), with weight `decay`.
+    pub fn step(&mut self, p: &mut [f32], g: &[f32], lr: f32, t: i32, decay: f32) {
+        let (b1, b2) = (0.9f32, 0.999f32);
+        let (c1, c2) = (1.0 - b1.powi(t), 1.0 - b2.powi(t));
+        for i in 0..p.len() {
+            let gi = g[i] + decay * p[i];
+            self.m[i] = b1 * self.m[i] + (1.0 - b1) * gi;
+            self.v[i] = b2 * self.v[i] + (1.0 - b2) * gi * gi;
+            p[i] -= lr * (self.m[i] / c1) / ((self.v[i] / c2).sqrt() + 1e-8);
         }
     }
 }

@@ -207,7 +207,6 @@ pub const SMALL_U: f32 = 0.55;
 /// u, and a lone "Q" (some games draw the Qu tile as a Q alone: it is told from O by its
 /// tail).
 pub fn spellings(tile: u8) -> Vec<Spelling> {
-    let plain = |text: &str| text.chars().map(|c| (c, 1.0)).collect();
     if tile == QU {
         vec![
             plain("Qu"),
@@ -220,10 +219,14 @@ pub fn spellings(tile: u8) -> Vec<Spelling> {
     }
 }
 
+/// `text` with every character at the letters' size.
+fn plain(text: &str) -> Spelling {
+    text.chars().map(|c| (c, 1.0)).collect()
+}
+
 /// Renders `text` in `font` at `size` pixels as an ink map with a margin.
 pub fn render<F: Font>(font: &F, text: &str, size: f32) -> Ink {
-    let spelled: Spelling = text.chars().map(|c| (c, 1.0)).collect();
-    render_spelling(font, &spelled, size)
+    render_spelling(font, &plain(text), size)
 }
 
 /// Renders a spelling in `font`, its characters at their sizes on one baseline.

@@ -68,19 +68,7 @@ const HEAVY: [&str; 6] = ["Bold", "Black", "Heavy", "Demi", "Semibold", "SemiBol
 /// script draws them as empty boxes), of no held-back family and of no family the second
 /// generator draws in, so that both measure faces never trained on.
 pub fn training_faces(dir: &Path) -> Vec<String> {
-    let mut stems: Vec<String> = font_files(dir)
-        .iter()
-        .filter(|p| {
-            std::fs::read(p).is_ok_and(|bytes| {
-                ab_glyph::FontRef::try_from_slice(&bytes)
-                    .is_ok_and(|f| ('A'..='Z').chain(['u']).all(|c| f.glyph_id(c).0 != 0))
-            })
-        })
-        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(String::from))
-        .collect();
-    stems.sort();
-    stems.dedup();
-    stems.retain(|s| {
+    let named = |s: &str| {
         HEAVY.iter().any(|h| s.contains(h))
             && !s.contains("Italic")
             && !s.contains("Oblique")
@@ -88,7 +76,22 @@ pub fn training_faces(dir: &Path) -> Vec<String> {
                 .iter()
                 .chain(&second::FAMILIES)
                 .any(|f| s.starts_with(f))
-    });
+    };
+    // Only the files the name admits are opened.
+    let draws_latin = |p: &Path| {
+        std::fs::read(p).is_ok_and(|bytes| {
+            ab_glyph::FontRef::try_from_slice(&bytes)
+                .is_ok_and(|f| ('A'..='Z').chain(['u']).all(|c| f.glyph_id(c).0 != 0))
+        })
+    };
+    let mut stems: Vec<String> = font_files(dir)
+        .iter()
+        .filter_map(|p| Some((p, p.file_stem()?.to_str()?)))
+        .filter(|&(p, s)| named(s) && draws_latin(p))
+        .map(|(_, s)| s.to_owned())
+        .collect();
+    stems.sort();
+    stems.dedup();
     stems
 }
 

@@ -449,11 +449,17 @@ const BOARD_TEMPLATE: f32 = 0.5;
 /// `TEMPLATE_SAME` of one of them (the very glyph again, what the line hides left out). Not
 /// every glyph under a line: a stroke lost under it brings it near another letter of the same
 /// face (measured: an N under a line read as the board's own H, surely, on held-back seed 2).
-/// With `rule_out` false (tiles under `SMALL_TILE`), the board's glyphs add their letters
-/// but rule none out: two glyphs of one letter drawn in so few pixels can lie farther apart
-/// than `TEMPLATE_FAR` (two O's 0.56 apart on a 51-pixel tile of the second generator, seed
-/// 2: the board's O ruled O out for the other, read as D surely).
-fn read_with_board(seen: &[Seen], out: &mut [TileRead], classifier: &Classifier, rule_out: bool) {
+/// With `rule_out_alike` false (tiles under `SMALL_TILE`), a board's glyph rules its letter
+/// out only for glyphs unlike it in counters or proportions (`glyph::alike`): two glyphs of
+/// one letter drawn in so few pixels can lie farther apart than `TEMPLATE_FAR` (two O's 0.56
+/// apart on a 51-pixel tile of the second generator, seed 2: the board's O ruled O out for
+/// the other, read as D surely).
+fn read_with_board(
+    seen: &[Seen],
+    out: &mut [TileRead],
+    classifier: &Classifier,
+    rule_out_alike: bool,
+) {
     // Most boards are read surely throughout: nothing to read again.
     if out.iter().all(|r| r.confidence >= BOARD_TEMPLATE) {
         return;
@@ -472,7 +478,7 @@ fn read_with_board(seen: &[Seen], out: &mut [TileRead], classifier: &Classifier,
     if own.is_empty() {
         return;
     }
-    let with_board = classifier.with_more_templates(&own, rule_out);
+    let with_board = classifier.with_more_templates(&own, rule_out_alike);
     for (s, r) in seen.iter().zip(out.iter_mut()) {
         let Some(f) = s.features.as_ref() else {
             continue;
@@ -559,8 +565,8 @@ fn read_tiles(
             }
         }
     }
-    // On small tiles two glyphs of one letter can lie as far apart as two letters do: the
-    // board's own glyphs add their letters there, but rule none out.
+    // On small tiles two glyphs of one letter can lie as far apart as two letters do: there
+    // the board's own glyphs rule a letter out only for glyphs unlike them.
     read_with_board(&seen, &mut out, classifier, grid.tile >= SMALL_TILE);
     if grid.tile < SMALL_TILE {
         for r in &mut out {

@@ -783,8 +783,8 @@ fn a_partly_read_board_agrees_only_with_boards_showing_its_sure_letters() {
 #[test]
 fn a_j_with_a_bar_on_its_top_is_read_surely() {
     // Monospace, Comic and some geometric faces draw J with a bar on its top, to the left of
-    // its stem. No built-in face did: such a J (Sora's, Comic Neue's) was read as J at no
-    // confidence, S the runner-up. The bar's drawing now comes from JetBrains Mono. Here a
+    // its stem. No built-in face did: such a J (Sora's, Comic Neue's) was read as J at 0-4%,
+    // S the runner-up. The bar's drawing now comes from JetBrains Mono. Here a
     // bar is put on the J of faces that draw none, as those faces do it: League Spartan's
     // was read at 0.10 without it.
     use super::super::corpus::{rounded, text_centred};
