@@ -126,6 +126,7 @@ fn options(args: &DaemonArgs) -> anyhow::Result<Options> {
         },
         history,
         direct: false,
+        in_process: Vec::new(),
     })
 }
 

@@ -264,6 +264,7 @@ fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::
         },
         history: None,
         direct: true,
+        in_process: Vec::new(),
     };
     let json = args.round.json;
     round_runtime()?.block_on(async {

@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
 use crate::dict::Trie;
+use crate::phone::in_process::InProcess;
 use crate::phone::track::Tracker;
 use crate::phone::{self, Phone, PhoneError, ServerOptions};
 use crate::profile::Profile;
@@ -62,6 +63,9 @@ pub struct Options {
     /// The phones are `connect`'s addresses reached straight over TCP, without an adb server
     /// (the built-in virtual phones: `demo --phones`).
     pub direct: bool,
+    /// Phones in this process, by name (the virtual phone on a paused clock, in tests):
+    /// `run_direct` plays them beside `connect`'s.
+    pub in_process: Vec<(String, Arc<dyn InProcess>)>,
 }
 
 /// What the daemon tells its caller, as it happens (`--json` prints one per line).
@@ -229,9 +233,11 @@ async fn work(
     stop: watch::Receiver<bool>,
     events: mpsc::UnboundedSender<Event>,
 ) -> (String, Memory, Result<bool, String>) {
+    let in_process = opts.in_process.iter().find(|(name, _)| *name == serial);
     // A serial that is an address the server does not know is a phone reached directly.
-    let connected = match serial.parse::<std::net::SocketAddr>() {
-        Ok(addr) if opts.direct => Phone::connect_direct(addr).await,
+    let connected = match (in_process, serial.parse::<std::net::SocketAddr>()) {
+        (Some((name, phone)), _) => Phone::connect_in_process(name, phone.clone()).await,
+        (None, Ok(addr)) if opts.direct => Phone::connect_direct(addr).await,
         _ => {
             let server = ServerOptions {
                 server: opts.server,
@@ -490,13 +496,9 @@ pub async fn run_direct(
             work(opts, trie, serial, memory, stop, tx).await
         });
     };
-    for addr in &opts.connect {
-        spawn(
-            &mut tasks,
-            addr.to_string(),
-            Memory::default(),
-            Duration::ZERO,
-        );
+    let names = opts.connect.iter().map(ToString::to_string);
+    for name in names.chain(opts.in_process.iter().map(|(name, _)| name.clone())) {
+        spawn(&mut tasks, name, Memory::default(), Duration::ZERO);
     }
     while !tasks.is_empty() {
         tokio::select! {

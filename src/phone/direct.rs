@@ -3,6 +3,7 @@
 //! any number of streams multiplexed on one socket, each with ADB's flow control. Unlike
 //! adb_client's `ADBTcpDevice` it can open `tcp:N` streams (the monkey's socket) and several
 //! streams at once. Async (tokio): one reader task demultiplexes messages to the streams.
+//! The same host reaches a phone in this process (`in_process`) by calls instead.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -15,10 +16,14 @@ use tokio::net::TcpStream;
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::sync::mpsc;
 
+use super::in_process::{InProcess, InStream};
 use crate::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION};
 
 /// How long the handshake may take.
 const HANDSHAKE: Duration = Duration::from_secs(5);
+/// How often a stream to a phone in process looks for output that its service has not
+/// written yet (one that runs until stopped, as `getevent`).
+const IN_PROCESS_POLL: Duration = Duration::from_millis(10);
 
 #[derive(Debug, thiserror::Error)]
 pub enum DirectError {
@@ -70,10 +75,16 @@ impl Inner {
     }
 }
 
-/// One connection to a phone's adbd.
+/// One connection to a phone's adbd, or a phone in this process.
 #[derive(Clone)]
 pub struct Direct {
-    inner: Arc<Inner>,
+    via: Via,
+}
+
+#[derive(Clone)]
+enum Via {
+    Tcp(Arc<Inner>),
+    InProcess(Arc<dyn InProcess>),
 }
 
 impl Direct {
@@ -106,34 +117,63 @@ impl Direct {
             max_payload: (answer.arg1 as usize).clamp(256, MAX_PAYLOAD as usize),
         });
         tokio::spawn(read_loop(read, decoder, routes));
-        Ok(Direct { inner })
+        Ok(Direct {
+            via: Via::Tcp(inner),
+        })
+    }
+
+    /// A phone in this process.
+    pub fn in_process(phone: Arc<dyn InProcess>) -> Direct {
+        Direct {
+            via: Via::InProcess(phone),
+        }
     }
 
     /// Opens a stream to `service` ("exec:CMD", "tcp:1080", ...).
     pub async fn open(&self, service: &str) -> Result<Stream, DirectError> {
-        let local = self.inner.next_local.fetch_add(1, Ordering::SeqCst);
+        let inner = match &self.via {
+            Via::Tcp(inner) => inner,
+            Via::InProcess(phone) => {
+                let stream = phone.open(service).map_err(|why| {
+                    tracing::debug!("refused {service:?}: {why}");
+                    DirectError::Refused(service.to_owned())
+                });
+                settle(phone.as_ref()).await;
+                return Ok(Stream {
+                    end: End::InProcess {
+                        phone: phone.clone(),
+                        stream: stream?,
+                    },
+                    pending: Vec::new(),
+                    closed: false,
+                });
+            }
+        };
+        let local = inner.next_local.fetch_add(1, Ordering::SeqCst);
         let (tx, mut rx) = mpsc::unbounded_channel();
-        self.inner
+        inner
             .routes
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(local, tx);
         let mut name = service.as_bytes().to_vec();
         name.push(0);
-        self.inner
+        inner
             .send(Message::new(Command::OPEN, local, 0, name))
             .await?;
         match rx.recv().await {
             Some(Event::Okay(remote)) => Ok(Stream {
-                inner: self.inner.clone(),
-                local,
-                remote,
-                rx,
+                end: End::Tcp {
+                    inner: inner.clone(),
+                    local,
+                    remote,
+                    rx,
+                },
                 pending: Vec::new(),
                 closed: false,
             }),
             _ => {
-                self.inner
+                inner
                     .routes
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
@@ -203,33 +243,63 @@ async fn read_loop(mut read: tokio::net::tcp::OwnedReadHalf, mut decoder: Decode
     }
 }
 
+/// Waits until the caller's clock has caught up with the phone's.
+async fn settle(phone: &dyn InProcess) {
+    if let Some(at) = phone.settles_at() {
+        tokio::time::sleep_until(at).await;
+    }
+}
+
 /// One open stream.
 pub struct Stream {
-    inner: Arc<Inner>,
-    local: u32,
-    remote: u32,
-    rx: mpsc::UnboundedReceiver<Event>,
+    end: End,
     pending: Vec<u8>,
     closed: bool,
+}
+
+/// What is at the other end of a stream.
+enum End {
+    Tcp {
+        inner: Arc<Inner>,
+        local: u32,
+        remote: u32,
+        rx: mpsc::UnboundedReceiver<Event>,
+    },
+    InProcess {
+        phone: Arc<dyn InProcess>,
+        stream: Box<dyn InStream>,
+    },
 }
 
 impl Stream {
     /// Writes everything, one payload at a time, each after the phone acknowledged the last.
     pub async fn write(&mut self, data: &[u8]) -> Result<(), DirectError> {
-        for chunk in data.chunks(self.inner.max_payload) {
+        let (inner, local, remote) = match &mut self.end {
+            End::InProcess { phone, stream } => {
+                let written = stream.write(data);
+                settle(phone.as_ref()).await;
+                return written.map_err(|why| {
+                    tracing::debug!("in-process stream: {why}");
+                    self.closed = true;
+                    DirectError::Closed
+                });
+            }
+            End::Tcp {
+                inner,
+                local,
+                remote,
+                ..
+            } => (inner.clone(), *local, *remote),
+        };
+        for chunk in data.chunks(inner.max_payload) {
             if self.closed {
                 return Err(DirectError::Closed);
             }
-            self.inner
-                .send(Message::new(
-                    Command::WRTE,
-                    self.local,
-                    self.remote,
-                    chunk.to_vec(),
-                ))
+            inner
+                .send(Message::new(Command::WRTE, local, remote, chunk.to_vec()))
                 .await?;
             loop {
-                match self.rx.recv().await {
+                match self.recv().await {
                     Some(Event::Okay(_)) => break,
                     Some(Event::Data(d)) => self.take(d).await?,
                     Some(Event::Close) | None => {
@@ -242,22 +312,52 @@ impl Stream {
         Ok(())
     }
 
+    /// The next message on a TCP stream (`None` in process).
+    async fn recv(&mut self) -> Option<Event> {
+        match &mut self.end {
+            End::Tcp { rx, .. } => rx.recv().await,
+            End::InProcess { .. } => None,
+        }
+    }
+
+    /// Keeps data that came over TCP, and acknowledges it.
     async fn take(&mut self, data: Vec<u8>) -> Result<(), DirectError> {
         self.pending.extend_from_slice(&data);
-        self.inner
-            .send(Message::new(
-                Command::OKAY,
-                self.local,
-                self.remote,
-                Vec::new(),
-            ))
-            .await
+        if let End::Tcp {
+            inner,
+            local,
+            remote,
+            ..
+        } = &self.end
+        {
+            inner
+                .send(Message::new(Command::OKAY, *local, *remote, Vec::new()))
+                .await?;
+        }
+        Ok(())
     }
 
     /// Waits for more data; false at the end of the stream.
     async fn fill(&mut self) -> Result<bool, DirectError> {
         while !self.closed {
-            match self.rx.recv().await {
+            let event = match &mut self.end {
+                End::Tcp { .. } => self.recv().await,
+                End::InProcess { phone, stream } => {
+                    let (data, ended) = stream.take();
+                    settle(phone.as_ref()).await;
+                    if !data.is_empty() {
+                        self.pending.extend_from_slice(&data);
+                        return Ok(true);
+                    }
+                    if ended {
+                        self.closed = true;
+                        continue;
+                    }
+                    tokio::time::sleep(IN_PROCESS_POLL).await;
+                    continue;
+                }
+            };
+            match event {
                 Some(Event::Data(d)) => {
                     self.take(d).await?;
                     return Ok(true);
@@ -292,15 +392,25 @@ impl Stream {
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        self.inner
+        let End::Tcp {
+            inner,
+            local,
+            remote,
+            ..
+        } = &self.end
+        else {
+            // A stream in process ends with its value.
+            return;
+        };
+        inner
             .routes
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.local);
+            .remove(local);
         if self.closed {
             return;
         }
-        let (inner, local, remote) = (self.inner.clone(), self.local, self.remote);
+        let (inner, local, remote) = (inner.clone(), *local, *remote);
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
                 let _ = inner

@@ -3,12 +3,14 @@
 //! Every call is bounded by a timeout: a phone that stops answering is an error, never a hang.
 //! Two ways to reach a phone: through the adb server, as every Android tool does (adb_client,
 //! blocking, so each call runs on a blocking thread under a timeout), or `direct`, straight to
-//! a phone's adbd over TCP (the built-in virtual phone needs no adb at all). Two input routes
+//! a phone's adbd over TCP (the built-in virtual phone needs no adb at all), or to a phone in
+//! this process (`in_process`, the virtual phone in tests on a paused clock). Two input routes
 //! live here, each a persistent connection paced by the host: the monkey's socket, and
 //! `sendevent` lines fed to a shell (`sendevent`).
 
 pub mod direct;
 pub mod host;
+pub mod in_process;
 pub mod sendevent;
 pub mod track;
 
@@ -178,6 +180,22 @@ impl Phone {
         let phone = Phone {
             link: Link::Direct(adb),
             serial: addr.to_string(),
+            sdk: 0,
+            screen: (0, 0),
+            model: String::new(),
+        };
+        phone.learn().await
+    }
+
+    /// Reaches a phone in this process (the built-in virtual phone on the caller's clock, in
+    /// tests), named `serial`, and reads what the bot needs to know.
+    pub async fn connect_in_process(
+        serial: &str,
+        phone: std::sync::Arc<dyn in_process::InProcess>,
+    ) -> Result<Phone, PhoneError> {
+        let phone = Phone {
+            link: Link::Direct(Direct::in_process(phone)),
+            serial: serial.to_owned(),
             sdk: 0,
             screen: (0, 0),
             model: String::new(),

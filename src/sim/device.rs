@@ -8,10 +8,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use image::RgbaImage;
 
+use super::clock::Clock;
 use super::files::{Files, FsError};
 use super::game::{Action, Game, GameConfig, Key, Report, Route, View};
 use super::layout::Layout;
@@ -49,7 +50,7 @@ struct State {
     /// The last screen drawn, with the view it shows (drawn again only when that changes).
     screen: Option<(View, Arc<RgbaImage>)>,
     /// Device-side sockets listening on loopback ports (what `tcp:N` connects to).
-    ports: HashMap<u16, SyncSender<StreamIo>>,
+    ports: HashMap<u16, Listener>,
     files: Files,
     touchscreen: Touchscreen,
     /// Where each kernel input event goes besides the touchscreen (running `getevent`s).
@@ -66,7 +67,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub struct Device {
     model: Model,
     layout: Layout,
-    epoch: Instant,
+    clock: Clock,
     state: Mutex<State>,
     report: Option<PathBuf>,
     letters: Option<Face>,
@@ -92,6 +93,11 @@ impl std::ops::DerefMut for GameGuard<'_> {
 
 impl Device {
     pub fn new(config: SimConfig) -> Arc<Device> {
+        Device::with_clock(config, Clock::wall())
+    }
+
+    /// A phone whose time is `clock`'s.
+    pub fn with_clock(config: SimConfig, clock: Clock) -> Arc<Device> {
         let layout = Layout::of(config.model);
         let mut game = config.game;
         // The game's own list, held once (by the game), or ENABLE.
@@ -99,7 +105,7 @@ impl Device {
         let game = Game::new(game, layout.clone(), words);
         let device = Arc::new(Device {
             model: config.model,
-            epoch: Instant::now(),
+            clock,
             state: Mutex::new(State {
                 game,
                 screen: None,
@@ -132,7 +138,12 @@ impl Device {
 
     /// Time since the phone started.
     pub fn now(&self) -> Duration {
-        self.epoch.elapsed()
+        self.clock.now()
+    }
+
+    /// Where the phone's time comes from, and how its services let time pass.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// The game, locked (for its state and report; touches go through `touch`). Hold it only
@@ -254,7 +265,7 @@ impl Device {
             return None;
         }
         let (tx, rx) = std::sync::mpsc::sync_channel(4);
-        state.ports.insert(port, tx);
+        state.ports.insert(port, Listener::Streams(tx));
         Some(PortGuard {
             device: self.clone(),
             port,
@@ -264,7 +275,44 @@ impl Device {
 
     /// What listens on device port `port`.
     pub fn listener(&self, port: u16) -> Option<SyncSender<StreamIo>> {
-        self.state().ports.get(&port).cloned()
+        match self.state().ports.get(&port)? {
+            Listener::Streams(tx) => Some(tx.clone()),
+            Listener::Inline(_) => None,
+        }
+    }
+
+    /// Starts serving `service` inline on device port `port` (on the caller's clock, where a
+    /// command cannot wait for connections); false if something already listens there.
+    pub fn listen_inline(&self, port: u16, service: Inline) -> bool {
+        let mut state = self.state();
+        if state.ports.contains_key(&port) {
+            return false;
+        }
+        state.ports.insert(port, Listener::Inline(service));
+        true
+    }
+
+    /// What is served inline on device port `port`.
+    pub fn inline_listener(&self, port: u16) -> Option<Inline> {
+        match self.state().ports.get(&port)? {
+            Listener::Inline(service) => Some(*service),
+            Listener::Streams(_) => None,
+        }
+    }
+
+    /// Stops everything served inline (the shells that started it have gone).
+    pub fn stop_all_inline(&self) {
+        self.state()
+            .ports
+            .retain(|_, l| !matches!(l, Listener::Inline(_)));
+    }
+
+    /// Stops what is served inline on device port `port`.
+    pub fn stop_inline(&self, port: u16) {
+        let mut state = self.state();
+        if let Some(Listener::Inline(_)) = state.ports.get(&port) {
+            state.ports.remove(&port);
+        }
     }
 
     /// The touchscreen's nodes as `getevent -p` describes them (`labels`: with `-l`).
@@ -331,7 +379,7 @@ impl Device {
         for (kind, code, value) in down {
             self.kernel_event(path, kind, code, value, Route::Finger);
         }
-        std::thread::sleep(hold);
+        self.clock.pass(hold);
         for (kind, code, value) in up {
             self.kernel_event(path, kind, code, value, Route::Finger);
         }
@@ -360,6 +408,21 @@ impl Device {
         }
         Ok(())
     }
+}
+
+/// What listens on a device port.
+enum Listener {
+    /// A command waiting for connections (`PortGuard::incoming`).
+    Streams(SyncSender<StreamIo>),
+    /// A service run inline by whoever connects, on the caller's clock.
+    Inline(Inline),
+}
+
+/// A service a device port can serve inline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inline {
+    /// The monkey's network protocol.
+    Monkey,
 }
 
 /// A listening device-side socket.

@@ -14,10 +14,12 @@
 //! This file only declares them and starts a [`Sim`]: a device plus the adbd serving it.
 
 pub mod adbd;
+pub mod clock;
 pub mod device;
 pub mod files;
 pub mod game;
 pub mod layout;
+pub mod local;
 pub mod model;
 pub mod screen;
 pub mod service;

@@ -76,19 +76,21 @@ impl Service {
     }
 }
 
+/// How a shell stream frames its output: v2 packets, through a terminal, or raw.
+pub fn framing(v2: bool, pty: bool) -> Framing {
+    if v2 {
+        Framing::V2 { pty }
+    } else if pty {
+        Framing::Pty
+    } else {
+        Framing::Raw
+    }
+}
+
 /// Runs `service` on its stream until it is done; dropping the stream closes it.
 pub fn run(device: &Arc<Device>, service: Service, mut io: StreamIo) {
     match service {
-        Service::Shell { cmd, v2, pty } => {
-            let framing = if v2 {
-                Framing::V2 { pty }
-            } else if pty {
-                Framing::Pty
-            } else {
-                Framing::Raw
-            };
-            shell::serve(device, io, &cmd, framing);
-        }
+        Service::Shell { cmd, v2, pty } => shell::serve(device, io, &cmd, framing(v2, pty)),
         Service::Exec(cmd) => shell::serve(device, io, &cmd, Framing::Raw),
         Service::Framebuffer => {
             let _ = framebuffer(device, &mut io);

@@ -4,7 +4,7 @@
 
 use std::io::{Read, Write};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::sim::device::Device;
 
@@ -22,16 +22,17 @@ impl Ctx<'_> {
     /// Sleeps `d`, or less if the host goes away; false if it did.
     pub fn sleep(&mut self, d: Duration) -> bool {
         let _ = self.out.flush();
-        let end = Instant::now() + d;
+        let clock = self.device.clock();
+        let end = clock.now() + d;
         loop {
             if !(self.alive)() {
                 return false;
             }
-            let left = end.saturating_duration_since(Instant::now());
+            let left = end.saturating_sub(clock.now());
             if left.is_zero() {
                 return true;
             }
-            std::thread::sleep(left.min(Duration::from_millis(50)));
+            clock.pass(left.min(Duration::from_millis(50)));
         }
     }
 }

@@ -8,10 +8,10 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::ctx::Ctx;
-use crate::sim::device::Device;
+use crate::sim::device::{Device, Inline};
 use crate::sim::game::{Action, Key, Route};
 use crate::sim::stream::StreamIo;
 use crate::sim::touchscreen::{EV_ABS, EV_KEY, EV_SYN, SYN_REPORT, abs_label, key_label};
@@ -150,9 +150,9 @@ fn bad_number(ctx: &mut Ctx, args: &[&str]) -> i32 {
 fn swipe(ctx: &mut Ctx, from: (f32, f32), to: (f32, f32), duration: Duration) -> i32 {
     let device = ctx.device.clone();
     device.touch(Route::Input, Action::Down, from.0, from.1);
-    let start = Instant::now();
+    let start = device.now();
     loop {
-        let t = start.elapsed();
+        let t = device.now() - start;
         if t >= duration || !(ctx.alive)() {
             break;
         }
@@ -164,7 +164,7 @@ fn swipe(ctx: &mut Ctx, from: (f32, f32), to: (f32, f32), duration: Duration) ->
             lerp(from.0, to.0),
             lerp(from.1, to.1),
         );
-        std::thread::sleep(Duration::from_millis(4));
+        device.clock().pass(Duration::from_millis(4));
     }
     device.touch(Route::Input, Action::Up, to.0, to.1);
     0
@@ -172,7 +172,7 @@ fn swipe(ctx: &mut Ctx, from: (f32, f32), to: (f32, f32), duration: Duration) ->
 
 /// `sendevent DEVICE TYPE CODE VALUE` (decimal, as toolbox's atoi reads them).
 pub fn sendevent(ctx: &mut Ctx, args: &[String]) -> i32 {
-    std::thread::sleep(SENDEVENT_COST);
+    ctx.device.clock().pass(SENDEVENT_COST);
     let [path, kind, code, value] = args else {
         let _ = writeln!(ctx.err, "use: sendevent device type code value");
         return 1;
@@ -244,10 +244,18 @@ pub fn getevent(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut shown = 0;
     while count.is_none_or(|c| shown < c) {
         let _ = ctx.out.flush();
-        let e = match events.recv_timeout(Duration::from_millis(50)) {
-            Ok(e) => e,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if (ctx.alive)() => continue,
-            Err(_) => break,
+        let e = if ctx.device.clock().is_caller() {
+            // Run inline, nothing more can happen while it runs: what came, then the end.
+            match events.try_recv() {
+                Ok(e) => e,
+                Err(_) => break,
+            }
+        } else {
+            match events.recv_timeout(Duration::from_millis(50)) {
+                Ok(e) => e,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if (ctx.alive)() => continue,
+                Err(_) => break,
+            }
         };
         if device.is_some_and(|d| d != e.path) {
             continue;
@@ -305,6 +313,15 @@ pub fn monkey(ctx: &mut Ctx, args: &[String]) -> i32 {
     if !ctx.sleep(ctx.device.model().jvm_start()) {
         return 130;
     }
+    if ctx.device.clock().is_caller() {
+        // On the caller's clock nothing may wait for a connection: whoever connects to the
+        // port runs the monkey's lines inline, until one says `quit`.
+        if ctx.device.listen_inline(port, Inline::Monkey) {
+            return 0;
+        }
+        let _ = writeln!(ctx.err, "Error binding to network socket.");
+        return 1;
+    }
     let Some(listener) = ctx.device.listen(port) else {
         let _ = writeln!(ctx.err, "Error binding to network socket.");
         return 1;
@@ -344,54 +361,15 @@ fn serve_monkey(device: &Arc<Device>, conn: StreamIo) -> Session {
             Ok(0) | Err(_) => return Session::Done,
             Ok(_) => {}
         }
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let int = |s: &str| s.parse::<i32>().ok();
-        let reply: Result<(), &str> = match words.as_slice() {
-            [] => continue,
-            ["quit"] => {
+        let text = match monkey_line(device, &line) {
+            MonkeyLine::Nothing => continue,
+            MonkeyLine::Done => return Session::Done,
+            MonkeyLine::Quit => {
                 let _ = reader.get_mut().write_all(b"OK\n");
                 let _ = reader.get_mut().flush();
                 return Session::Quit;
             }
-            ["done"] => return Session::Done,
-            ["touch", action, x, y] => match (*action, int(x), int(y)) {
-                (a @ ("down" | "move" | "up"), Some(x), Some(y)) => {
-                    let action = match a {
-                        "down" => Action::Down,
-                        "move" => Action::Move,
-                        _ => Action::Up,
-                    };
-                    device.touch(Route::Monkey, action, x as f32, y as f32);
-                    Ok(())
-                }
-                _ => Err("Invalid Argument"),
-            },
-            ["tap", x, y] => match (int(x), int(y)) {
-                (Some(x), Some(y)) => {
-                    device.touch(Route::Monkey, Action::Down, x as f32, y as f32);
-                    device.touch(Route::Monkey, Action::Up, x as f32, y as f32);
-                    Ok(())
-                }
-                _ => Err("Invalid Argument"),
-            },
-            ["sleep", ms] => match ms.parse::<u64>() {
-                Ok(ms) => {
-                    std::thread::sleep(Duration::from_millis(ms.min(60_000)));
-                    Ok(())
-                }
-                Err(_) => Err("Invalid Argument"),
-            },
-            // The monkey wakes the screen through the power manager, on every version.
-            ["wake"] => {
-                device.key(Key::Wakeup);
-                Ok(())
-            }
-            ["key", "down" | "up", _] | ["press", _] | ["type", ..] => Ok(()),
-            _ => Err("unknown command"),
-        };
-        let text = match reply {
-            Ok(()) => "OK\n".to_owned(),
-            Err(why) => format!("ERROR:{why}\n"),
+            MonkeyLine::Reply(text) => text,
         };
         let conn = reader.get_mut();
         if conn
@@ -402,4 +380,66 @@ fn serve_monkey(device: &Arc<Device>, conn: StreamIo) -> Session {
             return Session::Done;
         }
     }
+}
+
+/// What one line sent to the monkey comes to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum MonkeyLine {
+    /// This answer (`OK` or `ERROR:reason`, with its line end).
+    Reply(String),
+    /// `quit`: answered `OK`, and the monkey stops listening.
+    Quit,
+    /// `done`: the client's session ends, unanswered.
+    Done,
+    /// An empty line: nothing.
+    Nothing,
+}
+
+/// Does what one line sent to the monkey asks.
+pub fn monkey_line(device: &Arc<Device>, line: &str) -> MonkeyLine {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let int = |s: &str| s.parse::<i32>().ok();
+    let reply: Result<(), &str> = match words.as_slice() {
+        [] => return MonkeyLine::Nothing,
+        ["quit"] => return MonkeyLine::Quit,
+        ["done"] => return MonkeyLine::Done,
+        ["touch", action, x, y] => match (*action, int(x), int(y)) {
+            (a @ ("down" | "move" | "up"), Some(x), Some(y)) => {
+                let action = match a {
+                    "down" => Action::Down,
+                    "move" => Action::Move,
+                    _ => Action::Up,
+                };
+                device.touch(Route::Monkey, action, x as f32, y as f32);
+                Ok(())
+            }
+            _ => Err("Invalid Argument"),
+        },
+        ["tap", x, y] => match (int(x), int(y)) {
+            (Some(x), Some(y)) => {
+                device.touch(Route::Monkey, Action::Down, x as f32, y as f32);
+                device.touch(Route::Monkey, Action::Up, x as f32, y as f32);
+                Ok(())
+            }
+            _ => Err("Invalid Argument"),
+        },
+        ["sleep", ms] => match ms.parse::<u64>() {
+            Ok(ms) => {
+                device.clock().pass(Duration::from_millis(ms.min(60_000)));
+                Ok(())
+            }
+            Err(_) => Err("Invalid Argument"),
+        },
+        // The monkey wakes the screen through the power manager, on every version.
+        ["wake"] => {
+            device.key(Key::Wakeup);
+            Ok(())
+        }
+        ["key", "down" | "up", _] | ["press", _] | ["type", ..] => Ok(()),
+        _ => Err("unknown command"),
+    };
+    MonkeyLine::Reply(match reply {
+        Ok(()) => "OK\n".to_owned(),
+        Err(why) => format!("ERROR:{why}\n"),
+    })
 }

@@ -41,9 +41,45 @@ const V2_STDERR: u8 = 2;
 const V2_EXIT: u8 = 3;
 const V2_CLOSE_STDIN: u8 = 4;
 
+/// What a shell runs on: its stream's two directions, and whether the host has gone.
+pub trait Pipe: Read + Write {
+    fn is_closed(&self) -> bool;
+}
+
+impl Pipe for StreamIo {
+    fn is_closed(&self) -> bool {
+        StreamIo::is_closed(self)
+    }
+}
+
+/// A pipe in memory: no input (its end at once), output kept for the caller.
+struct Captured(Rc<RefCell<Vec<u8>>>);
+
+impl Read for Captured {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Ok(0)
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Pipe for Captured {
+    fn is_closed(&self) -> bool {
+        false
+    }
+}
+
 /// The service's end of the stream, shared by the writers of stdout and stderr.
 struct Term {
-    io: StreamIo,
+    io: Box<dyn Pipe>,
     framing: Framing,
     /// Shell protocol v2 input not yet parsed into a packet.
     v2_in: Vec<u8>,
@@ -140,16 +176,16 @@ impl Write for Target {
     }
 }
 
-/// Runs `cmd` on a stream with `framing`, then closes it.
-pub fn serve(device: &Arc<Device>, io: StreamIo, cmd: &str, framing: Framing) {
+/// A terminal on `io`, and its stdout and stderr.
+fn term(io: Box<dyn Pipe>, framing: Framing) -> (Rc<RefCell<Term>>, Target, Target) {
     let term = Rc::new(RefCell::new(Term {
         io,
         framing,
         v2_in: Vec::new(),
         stdin_closed: false,
     }));
-    let mut out = Target::Term(term.clone(), V2_STDOUT);
-    let mut err = Target::Term(
+    let out = Target::Term(term.clone(), V2_STDOUT);
+    let err = Target::Term(
         term.clone(),
         if matches!(framing, Framing::V2 { .. }) {
             V2_STDERR
@@ -157,6 +193,49 @@ pub fn serve(device: &Arc<Device>, io: StreamIo, cmd: &str, framing: Framing) {
             V2_STDOUT
         },
     );
+    (term, out, err)
+}
+
+/// Runs `cmd` to its end on `device` with no input, and returns what the stream would carry
+/// (framed as `framing`). For the phone reached in process, on the caller's clock.
+pub fn run_captured(device: &Arc<Device>, cmd: &str, framing: Framing) -> Vec<u8> {
+    let output = Rc::new(RefCell::new(Vec::new()));
+    serve(device, Captured(output.clone()), cmd, framing);
+    output.take()
+}
+
+/// The prompt of an interactive shell on `device`.
+pub fn prompt(device: &Device) -> String {
+    let (_, _, name) = device.model().product();
+    format!("shell@{name}:/ $ ")
+}
+
+/// Runs one line typed into an interactive shell (`shell` keeps its state between lines) on
+/// `device`, to its end, and returns what the stream would carry: its output, then the
+/// prompt again unless it exited. For the phone reached in process, on the caller's clock.
+pub fn type_line(device: &Arc<Device>, shell: &mut Shell, framing: Framing, line: &str) -> Vec<u8> {
+    let output = Rc::new(RefCell::new(Vec::new()));
+    let (_, mut out, mut err) = term(Box::new(Captured(output.clone())), framing);
+    let (mut stdin, alive) = (io::empty(), || true);
+    let mut ctx = Ctx {
+        device,
+        out: &mut out,
+        err: &mut err,
+        stdin: &mut stdin,
+        alive: &alive,
+    };
+    shell.run(&mut ctx, line);
+    if !shell.exited {
+        let _ = out.write_all(prompt(device).as_bytes());
+    }
+    drop(out);
+    drop(err);
+    output.take()
+}
+
+/// Runs `cmd` on a stream with `framing`, then closes it.
+pub fn serve(device: &Arc<Device>, io: impl Pipe + 'static, cmd: &str, framing: Framing) {
+    let (term, mut out, mut err) = term(Box::new(io), framing);
     let mut stdin = StdinReader(term.clone());
     let alive_term = term.clone();
     let alive = move || !alive_term.borrow().io.is_closed();
@@ -197,8 +276,7 @@ fn interactive(
     stdin: &mut StdinReader,
     alive: &dyn Fn() -> bool,
 ) -> i32 {
-    let (_, _, name) = device.model().product();
-    let prompt = format!("shell@{name}:/ $ ");
+    let prompt = prompt(device);
     let mut line = Vec::new();
     let _ = out.write_all(prompt.as_bytes());
     let _ = out.flush();
@@ -229,7 +307,7 @@ fn interactive(
 }
 
 /// A shell's state between commands.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Shell {
     status: i32,
     exited: bool,
@@ -478,6 +556,11 @@ fn parse(tokens: Vec<Token>) -> Result<Vec<Simple>, SyntaxError> {
 }
 
 impl Shell {
+    /// Whether `exit` ended it.
+    pub fn exited(&self) -> bool {
+        self.exited
+    }
+
     /// Runs a script; returns its status (that of the last command run).
     pub fn run(&mut self, ctx: &mut Ctx, script: &str) -> i32 {
         let list = match parse(tokenize(script)) {
@@ -679,22 +762,28 @@ impl Shell {
 
 /// Runs a command detached from its stream (`cmd &`): its output goes nowhere, and it keeps
 /// running after the stream closes.
+/// On the caller's clock (the phone reached in process) nothing runs beside the caller: the
+/// command runs to its end first.
 fn background(device: &Arc<Device>, words: Vec<String>) {
+    let run = move |device: &Arc<Device>| {
+        let (mut out, mut err, mut stdin) = (io::sink(), io::sink(), io::empty());
+        let alive = || true;
+        let mut ctx = Ctx {
+            device,
+            out: &mut out,
+            err: &mut err,
+            stdin: &mut stdin,
+            alive: &alive,
+        };
+        Shell::default().command(&mut ctx, &words);
+    };
+    if device.clock().is_caller() {
+        return run(device);
+    }
     let device = device.clone();
     let spawned = std::thread::Builder::new()
         .name("sh-background".into())
-        .spawn(move || {
-            let (mut out, mut err, mut stdin) = (io::sink(), io::sink(), io::empty());
-            let alive = || true;
-            let mut ctx = Ctx {
-                device: &device,
-                out: &mut out,
-                err: &mut err,
-                stdin: &mut stdin,
-                alive: &alive,
-            };
-            Shell::default().command(&mut ctx, &words);
-        });
+        .spawn(move || run(&device));
     if let Err(e) = spawned {
         tracing::warn!("cannot start a background command: {e}");
     }
