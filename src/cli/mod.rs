@@ -521,6 +521,7 @@ fn show_event(round: &RoundArgs, bar: &indicatif::ProgressBar, event: scramblebo
             bar.tick();
         }
         Event::Progress(p) => {
+            bar.set_length(p.planned as u64);
             bar.set_position(p.entered as u64);
             bar.set_message(format!(
                 "{}  {}:{:02} left",

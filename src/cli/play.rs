@@ -5,11 +5,11 @@
 
 use std::path::PathBuf;
 
+use scramblebot::Order;
 use scramblebot::phone::Phone;
 use scramblebot::play::{self, BoardSource, EnterOptions, RoundOutcome, Seen, Sight};
 use scramblebot::profile::Profile;
 use scramblebot::state::State;
-use scramblebot::{Order, Trie};
 use serde::Serialize;
 use tokio::sync::watch;
 
@@ -294,50 +294,29 @@ fn warn_if_short(seen: u32, entered: u32) {
     }
 }
 
-/// Solves the board by the profile's rules and enters its words, with a progress bar for a
-/// person watching.
+/// Plays the board (`play::play_seen`), with a progress bar for a person watching.
 pub(super) async fn enter(
     phone: &Phone,
     profile: &Profile,
     seen: &Seen,
-    mut opts: EnterOptions,
+    opts: EnterOptions,
     round: &super::RoundArgs,
     state: Option<&State>,
     stop: watch::Receiver<bool>,
 ) -> anyhow::Result<(play::Played, usize)> {
+    // Its length comes with the first word's progress (refused words are left out).
+    let bar = words_bar(round.show_progress(), 0);
     let order: Order = round.order.into();
-    let mut words = play::plan_words(&Trie::enable(), profile, &seen.board, &seen.bonuses, order);
-    let talk = round.talk();
-    let mut note = |line: String| {
-        if talk {
-            eprintln!("{line}");
-        }
-    };
-    let planned = words.len();
-    if let Some(state) = state {
-        words = play::without_refused(words, state, &profile.rules().game, &mut note);
-        opts.gap = opts.gap.or_else(|| state.pace(profile.name()));
-    }
-    let bar = words_bar(round.show_progress(), words.len());
-    let played = play::enter(phone, profile, &words, opts, stop, &mut |e| {
+    let done = play::play_seen(phone, profile, seen, order, opts, state, stop, &mut |e| {
         show_event(round, &bar, e)
     })
     .await;
     bar.finish_and_clear();
-    let played = played?;
-    if let Some(state) = state {
-        match play::keep_learned(state, profile, &played) {
-            Ok(new) if !new.is_empty() => note(format!(
-                "{} refused {}: kept in {}, not entered on it again",
-                profile.rules().game,
-                new.join(", "),
-                state.refused_path(&profile.rules().game).display()
-            )),
-            Ok(_) => {}
-            Err(e) => eprintln!("WARNING: what the round learned is not kept: {e}"),
-        }
+    let done = done?;
+    if let Some(why) = done.not_kept {
+        eprintln!("WARNING: what the round learned is not kept: {why}");
     }
-    Ok((played, planned - words.len()))
+    Ok((done.played, done.left_out))
 }
 
 /// Reads the board on the phone's screen (with `watch`, once one shows). A board not read

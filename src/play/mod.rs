@@ -686,6 +686,59 @@ pub fn score_moved(before: &RgbaImage, after: &RgbaImage, area: ScreenBox) -> bo
     changed as f64 / total as f64 > SCORE_MOVED_SHARE
 }
 
+/// What `play_seen` did.
+#[derive(Debug)]
+pub struct PlayedBoard {
+    pub played: Played,
+    /// Words of the board left out as the game refused them in an earlier round.
+    pub left_out: usize,
+    /// Why what the round learned (words refused, the pace) could not be kept, if so.
+    pub not_kept: Option<String>,
+}
+
+/// Plays the board `seen` showed, as `play` does: its words by the profile's rules in
+/// `order`; with `state`, less those the game refused before, started at the pace its last
+/// round learned, and what this round learns kept. Lines for a person go to `on` as notes.
+#[allow(clippy::too_many_arguments)]
+pub async fn play_seen(
+    phone: &Phone,
+    profile: &Profile,
+    seen: &Seen,
+    order: Order,
+    mut opts: EnterOptions,
+    state: Option<&State>,
+    stop: watch::Receiver<bool>,
+    on: &mut (dyn FnMut(Event) + Send),
+) -> Result<PlayedBoard, PlayError> {
+    let mut words = plan_words(&Trie::enable(), profile, &seen.board, &seen.bonuses, order);
+    let planned = words.len();
+    if let Some(state) = state {
+        words = without_refused(words, state, &profile.rules().game, &mut |line| {
+            on(Event::Note(line))
+        });
+        opts.gap = opts.gap.or_else(|| state.pace(profile.name()));
+    }
+    let played = enter(phone, profile, &words, opts, stop, on).await?;
+    let mut not_kept = None;
+    if let Some(state) = state {
+        match keep_learned(state, profile, &played) {
+            Ok(new) if !new.is_empty() => on(Event::Note(format!(
+                "{} refused {}: kept in {}, not entered on it again",
+                profile.rules().game,
+                new.join(", "),
+                state.refused_path(&profile.rules().game).display()
+            ))),
+            Ok(_) => {}
+            Err(e) => not_kept = Some(e.to_string()),
+        }
+    }
+    Ok(PlayedBoard {
+        played,
+        left_out: planned - words.len(),
+        not_kept,
+    })
+}
+
 /// Enters `words` on `phone` by the profile's route (or `opts.route`), tapping Freeze on
 /// schedule, until every word is in, the clock ends or `stop` turns true (finger lifted).
 pub async fn enter(
