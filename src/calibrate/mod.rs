@@ -6,6 +6,7 @@
 //! tap on Freeze) and `save` writes the profile with its pictures.
 
 pub mod learn;
+pub mod make;
 pub mod numbers;
 pub mod probe;
 

@@ -5,12 +5,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use scramblebot::calibrate::make::{MakeError, Request, make};
 use scramblebot::calibrate::probe::{self, Button, ProbeError};
 use scramblebot::calibrate::{self, CalibrateError, SaveError};
-use scramblebot::play::unsure_text;
-use scramblebot::profile::{Clock, Glyphs, Profile, ScreenBox};
+use scramblebot::profile::Profile;
 use scramblebot::vision::digits::Area;
-use scramblebot::vision::glyph::Classifier;
 
 use super::{BadInput, NotSure, PhoneArgs, game_board, load_image, round_runtime, seconds};
 
@@ -78,19 +77,6 @@ pub struct CalibrateArgs {
 /// Where profiles are found by name (`--device NAME`), from the working directory.
 const DEVICES: &str = "devices";
 
-/// How the built-in references did against the board typed: "read 1 of 16 tiles
-/// otherwise", "read all 16 tiles as typed, 3 of them unsure".
-fn builtin_verdict(differ: usize, unsure: usize) -> String {
-    let read = match differ {
-        0 => "read all 16 tiles as typed".to_owned(),
-        n => format!("read {n} of 16 tiles otherwise"),
-    };
-    match unsure {
-        0 => format!("{read}, every one surely"),
-        n => format!("{read}, {n} of them unsure"),
-    }
-}
-
 /// "L,T,R,B" in screen pixels.
 fn four(what: &str, text: &str) -> Result<Area, BadInput> {
     let v: Vec<u32> = text
@@ -103,16 +89,6 @@ fn four(what: &str, text: &str) -> Result<Area, BadInput> {
         _ => Err(BadInput(anyhow::anyhow!(
             "{what} {text:?} is not LEFT,TOP,RIGHT,BOTTOM in whole pixels, left of right and above bottom"
         ))),
-    }
-}
-
-/// A box as a profile keeps it.
-fn screen_box(a: Area) -> ScreenBox {
-    ScreenBox {
-        x0: a.x0 as f32,
-        y0: a.y0 as f32,
-        x1: a.x1 as f32,
-        y1: a.y1 as f32,
     }
 }
 
@@ -180,7 +156,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         score: given_score,
         about: Vec::new(),
     };
-    let (img, mut about, freeze, advance, numbers) = match &args.image {
+    let (img, about, freeze, advance, numbers) = match &args.image {
         Some(path) => {
             let about = vec![format!("from the screenshot {}", path.display())];
             let img = load_image(path)?;
@@ -199,102 +175,38 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             (probed.screenshot, probed.about, freeze, advance, numbers)
         }
     };
-    let choice = match (freeze, args.no_freeze) {
+    let freeze = match (freeze, args.no_freeze) {
         (_, true) => calibrate::Freeze::Without,
         (Some(at), false) => calibrate::Freeze::At(at),
         (None, false) => calibrate::Freeze::Find,
     };
-    let cal = calibration(&img, choice)?;
-    if cal.buttons.is_empty() {
-        about.push(if args.no_freeze {
-            "no Freeze, as asked: Freeze will not be tapped".to_owned()
-        } else {
-            "no row of lifeline buttons under the grid: Freeze will not be tapped (add it with --freeze X,Y, or --tap on a phone)".to_owned()
-        });
-    }
-    about.extend(numbers.about.iter().cloned());
-    let clock = numbers.clock.map(|a| Clock {
-        area: screen_box(a),
-        digits: numbers
-            .digits
-            .as_ref()
-            .map(|_| format!("{}.digits.png", args.name)),
-    });
-    let mut profile = cal
-        .profile(&args.name)
-        .and_then(|p| {
-            p.to_builder()
-                .advance(advance)
-                .clock(clock)
-                .score(numbers.score.map(screen_box))
-                .build()
-        })
-        .map_err(super::bad)?;
-    let strip = match &typed {
-        None => None,
-        Some(board) => {
-            if let Some(why) = cal.reading.contradiction(board).filter(|_| !args.force) {
-                return Err(BadInput(anyhow::anyhow!("{why}")).into());
-            }
-            let (strip, differ) = cal.glyphs(&img, board).map_err(|e| BadInput(e.into()))?;
-            let unsure = cal.reading.tiles.iter().filter(|t| !t.sure()).count();
-            about.push(format!(
-                "glyph templates of {board} in {}; without them the built-in references {}",
-                paths.glyphs.clone().unwrap_or_default().display(),
-                builtin_verdict(differ, unsure)
-            ));
-            let glyphs = Glyphs {
-                file: format!("{}.glyphs.png", args.name),
-                tiles: board.tiles().to_vec(),
-            };
-            profile = profile
-                .to_builder()
-                .glyphs(Some(glyphs))
-                .build()
-                .map_err(super::bad)?;
-            Some(strip)
-        }
-    };
-    let reading = &cal.reading;
-    about.push(format!(
-        "board read {}{}",
-        reading.board(),
-        if reading.sure() {
-            String::new()
-        } else {
-            format!(" (not sure of {})", unsure_text(reading))
-        }
-    ));
-    about.push(format!("check it on {}", paths.overlay.display()));
-    let header = std::iter::once(format!(
-        "{}: calibrated by `scramblebot calibrate`",
-        args.name
-    ))
-    .chain(about.iter().cloned())
-    .collect::<Vec<_>>()
-    .join("\n");
-    let saved = calibrate::save(
-        &args.dir,
-        &profile,
-        &header,
-        &img,
-        reading,
-        strip.as_ref(),
-        numbers.digits.as_ref().map(|d| d.strip()).as_ref(),
-        args.force,
-    )
+    let made = make(Request {
+        name: &args.name,
+        dir: &args.dir,
+        screen: &img,
+        about,
+        freeze,
+        advance,
+        numbers,
+        board: typed.as_ref(),
+        force: args.force,
+    })
     .map_err(|e| match e {
-        e @ (SaveError::Exists(_) | SaveError::NoParent { .. } | SaveError::NotADirectory(_)) => {
-            BadInput(e.into()).into()
+        MakeError::Calibrate(e @ CalibrateError::NotABoard(_)) => NotSure(e.to_string()).into(),
+        MakeError::Calibrate(e @ CalibrateError::FreezeOffScreen(..)) => {
+            BadInput(anyhow::anyhow!("--freeze: {e}")).into()
         }
-        e => anyhow::Error::new(e),
+        MakeError::Save(e @ (SaveError::Io { .. } | SaveError::Image { .. })) => {
+            anyhow::Error::new(e)
+        }
+        e => BadInput(e.into()).into(),
     })?;
     let by_name = args.dir == std::path::Path::new(DEVICES);
     summary(
-        &about,
-        &profile,
-        cal.freeze_given,
-        &saved,
+        &made.about,
+        &made.profile,
+        made.freeze_given,
+        &made.saved,
         &args.name,
         by_name,
     )
@@ -332,20 +244,6 @@ fn probe_phone(
                 }
                 e => e.into(),
             })
-    })
-}
-
-/// The grid and the buttons found on `img`, with the flags that fix a refusal.
-fn calibration(
-    img: &image::RgbaImage,
-    freeze: calibrate::Freeze,
-) -> anyhow::Result<calibrate::Calibration> {
-    calibrate::calibrate(img, freeze, &Classifier::built_in()).map_err(|e| match e {
-        e @ CalibrateError::NotABoard(_) => NotSure(e.to_string()).into(),
-        e @ CalibrateError::FreezeOffScreen(..) => {
-            BadInput(anyhow::anyhow!("--freeze: {e}")).into()
-        }
-        e => BadInput(e.into()).into(),
     })
 }
 
@@ -418,20 +316,4 @@ fn summary(
         saved.overlay.display(),
     )?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_built_in_references_are_judged_in_words() {
-        let cases = [
-            (0, 0, "read all 16 tiles as typed, every one surely"),
-            (0, 16, "read all 16 tiles as typed, 16 of them unsure"),
-            (1, 0, "read 1 of 16 tiles otherwise, every one surely"),
-            (3, 2, "read 3 of 16 tiles otherwise, 2 of them unsure"),
-        ];
-        for (differ, unsure, want) in cases {
-            assert_eq!(super::builtin_verdict(differ, unsure), want);
-        }
-    }
 }
