@@ -41,6 +41,30 @@ fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
     path
 }
 
+fn secs(n: u64) -> std::time::Duration {
+    std::time::Duration::from_secs(n)
+}
+
+/// How long a person's finger rests on the glass for a tap.
+const TAP_HOLD: std::time::Duration = std::time::Duration::from_millis(60);
+
+/// A person asked to tap: once, then again every so often while nothing happens.
+#[derive(Default)]
+struct Person {
+    last: Option<std::time::Instant>,
+}
+
+impl Person {
+    /// Taps (`tap`) unless the last tap was under 300 ms ago.
+    fn taps(&mut self, tap: impl FnOnce()) {
+        let again = std::time::Duration::from_millis(300);
+        if self.last.is_none_or(|t| t.elapsed() >= again) {
+            tap();
+            self.last = Some(std::time::Instant::now());
+        }
+    }
+}
+
 #[test]
 fn solve_prints_a_table_longest_first_and_a_summary() {
     let out = scramblebot(&["solve", "lqreslusaticnren"]);
@@ -770,11 +794,9 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     .spawn()
     .unwrap();
     // The bot has looked at the lobby (twice: it read the first look) and touched nothing.
-    let waited = std::time::Instant::now();
-    while lobby.device().report().screenshots < 2 {
-        assert!(waited.elapsed().as_secs() < 30, "play --watch never looked");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    common::wait_until("play --watch looking", secs(30), || {
+        lobby.device().report().screenshots >= 2
+    });
     assert!(lobby.device().game().strokes().is_empty());
     let play = Layout::of(Model::Nexus7).play;
     let (x, y) = ((play.x0 + play.x1) / 2.0, (play.y0 + play.y1) / 2.0);
@@ -1032,17 +1054,11 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
             .spawn()
             .unwrap();
         // A person taps when asked; here, until calibrate has seen a tap and finished.
-        let started = std::time::Instant::now();
-        while child.try_wait().unwrap().is_none() {
-            assert!(
-                started.elapsed().as_secs() < 60,
-                "calibrate --tap never ended"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(300));
-            phone
-                .device()
-                .finger_tap(at, std::time::Duration::from_millis(60));
-        }
+        let mut person = Person::default();
+        common::wait_until("calibrate --tap ending", secs(60), || {
+            person.taps(|| phone.device().finger_tap(at, TAP_HOLD));
+            child.try_wait().unwrap().is_some()
+        });
         let out = child.wait_with_output().unwrap();
         let what = format!("{}: {}", model.name(), text(&out.stderr));
         assert!(out.status.success(), "{what}");
@@ -1109,16 +1125,13 @@ fn calibrate_tap_advance_takes_play_next_from_a_tap_once_the_round_is_over() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(started.elapsed().as_secs() < 60, "calibrate never ended");
-        std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut person = Person::default();
+    common::wait_until("calibrate ending", secs(60), || {
         if phone.device().report().screen == Screen::Results {
-            phone
-                .device()
-                .finger_tap(at, std::time::Duration::from_millis(60));
+            person.taps(|| phone.device().finger_tap(at, TAP_HOLD));
         }
-    }
+        child.try_wait().unwrap().is_some()
+    });
     let out = child.wait_with_output().unwrap();
     let what = text(&out.stderr);
     assert!(out.status.success(), "{what}");
@@ -1345,25 +1358,16 @@ fn a_phone_lost_mid_round_ends_play_with_what_was_entered() {
         let mut play = spawn_play(&server, &addr, &board, route);
         // Pull the plug once a few words are in.
         let strokes = || read().map_or(0, |r| r.strokes.len());
-        let waited = std::time::Instant::now();
-        while strokes() < 5 {
-            assert!(waited.elapsed().as_secs() < 60, "{route}: no strokes");
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        common::wait_until(&format!("{route}: strokes"), secs(60), || strokes() >= 5);
         phone.kill().unwrap();
         phone.wait().unwrap();
         let entered = strokes();
-        let waited = std::time::Instant::now();
-        let out = loop {
-            if play.try_wait().unwrap().is_some() {
-                break play.wait_with_output().unwrap();
-            }
-            assert!(
-                waited.elapsed().as_secs() < 30,
-                "{route}: play hangs after the phone is gone"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        };
+        common::wait_until(
+            &format!("{route}: play ending once the phone is gone"),
+            secs(30),
+            || play.try_wait().unwrap().is_some(),
+        );
+        let out = play.wait_with_output().unwrap();
         fails_with(&out, 1, "the round stopped after", route);
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(r["bot"]["stop"], "failed", "{r}");
@@ -1398,11 +1402,9 @@ fn ctrl_c_stops_play_between_samples_and_lifts_the_finger() {
         let addr = phone.addr().to_string();
         let board = phone.device().game().board().to_string();
         let play = spawn_play(&server, &addr, &board, route);
-        let waited = std::time::Instant::now();
-        while phone.device().game().strokes().len() < 5 {
-            assert!(waited.elapsed().as_secs() < 60, "{route}: no strokes");
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
+        common::wait_until(&format!("{route}: strokes"), secs(60), || {
+            phone.device().game().strokes().len() >= 5
+        });
         // Mid-word, most likely: the strokes are back to back.
         let kill = Command::new("kill")
             .args(["-INT", &play.id().to_string()])
@@ -1795,17 +1797,12 @@ impl Tmux {
 
     /// Waits, up to `secs`, until the screen satisfies `ready`; the last screen either way.
     fn wait_for(&self, secs: u64, ready: impl Fn(&str) -> bool) -> (bool, String) {
-        let started = std::time::Instant::now();
-        loop {
-            let screen = self.screen();
-            if ready(&screen) {
-                return (true, screen);
-            }
-            if started.elapsed().as_secs() >= secs {
-                return (false, screen);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        let mut screen = String::new();
+        let held = common::poll_until(std::time::Duration::from_secs(secs), || {
+            screen = self.screen();
+            ready(&screen)
+        });
+        (held, screen)
     }
 }
 
@@ -2138,11 +2135,7 @@ fn practice_takes_its_board_and_bonuses_from_a_screenshot() {
             ..GameConfig::default()
         },
     );
-    let started = std::time::Instant::now();
-    while sim.device().report().round < 2 {
-        assert!(started.elapsed().as_secs() < 10, "round 2 never came");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    common::wait_until("round 2", secs(10), || sim.device().report().round >= 2);
     let report = sim.device().report();
     let png = std::env::temp_dir().join(format!("scramblebot-practice-{}.png", std::process::id()));
     sim.device().screenshot().save(&png).unwrap();
@@ -2685,8 +2678,9 @@ fn run_measured(args: &[&str]) -> (Output, u64) {
         .unwrap();
     let status = format!("/proc/{}/status", child.id());
     let mut peak = 0;
-    let started = std::time::Instant::now();
-    let code = loop {
+    let mut code = None;
+    // The peak is a high-water mark: sampled until the process ends, it is the process's.
+    let ended = common::poll_until(secs(60), || {
         if let Ok(text) = std::fs::read_to_string(&status) {
             let hwm = text
                 .lines()
@@ -2694,15 +2688,14 @@ fn run_measured(args: &[&str]) -> (Output, u64) {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok());
             peak = peak.max(hwm.unwrap_or(0));
         }
-        if let Some(code) = child.try_wait().unwrap() {
-            break code;
-        }
-        if started.elapsed() > std::time::Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("{args:?} still running after 60 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    };
+        code = child.try_wait().unwrap();
+        code.is_some()
+    });
+    if !ended {
+        let _ = child.kill();
+        panic!("{args:?} still running after 60 s");
+    }
+    let code = code.expect("ended");
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     child
         .stdout

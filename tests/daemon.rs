@@ -173,11 +173,7 @@ fn terminate(daemon: &std::process::Child) {
 
 /// Waits, up to a minute, until `ready` holds.
 fn wait_until(what: &str, ready: impl Fn() -> bool) {
-    let started = std::time::Instant::now();
-    while !ready() {
-        assert!(started.elapsed().as_secs() < 60, "never: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until(what, Duration::from_secs(60), ready);
 }
 
 /// The length of `long_round`'s round.
@@ -269,18 +265,15 @@ fn finished(mut daemon: std::process::Child) -> String {
     };
     let stdout = drain(daemon.stdout.take().map(|p| Box::new(p) as _));
     let stderr = drain(daemon.stderr.take().map(|p| Box::new(p) as _));
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = daemon.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() > Duration::from_secs(120) {
-            let _ = daemon.kill();
-            let _ = daemon.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let mut status = None;
+    let ended = common::poll_until(Duration::from_secs(120), || {
+        status = daemon.try_wait().unwrap();
+        status.is_some()
+    });
+    if !ended {
+        let _ = daemon.kill();
+        let _ = daemon.wait();
+    }
     let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
     assert!(
         status.is_some_and(|s| s.success()),

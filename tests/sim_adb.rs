@@ -244,14 +244,9 @@ fn debians_adb_plays_on_android_13_with_shell_v2_push_and_forward() {
         Some(answer.trim().to_owned()).filter(|a| !a.is_empty())
     };
     // Until the monkey listens, the forwarded connection just closes.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while reply("wake").is_none() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the monkey never answered"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    common::wait_until("the monkey answering", Duration::from_secs(10), || {
+        reply("wake").is_some()
+    });
     let freeze = scramblebot::sim::layout::Layout::of(Model::Pixel).buttons[0];
     assert_eq!(
         reply(&format!("tap {} {}", freeze.x, freeze.y)).as_deref(),

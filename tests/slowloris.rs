@@ -79,15 +79,12 @@ fn sim_with(limits: Limits) -> Sim {
 
 /// Waits up to 5 s for the process's threads to come back down to `before`.
 fn threads_come_back_to(before: usize) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while threads_and_rss().0 > before {
-        assert!(
-            Instant::now() < deadline,
-            "{} threads remain, {before} before",
-            threads_and_rss().0
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let back = common::poll_until(Duration::from_secs(5), || threads_and_rss().0 <= before);
+    assert!(
+        back,
+        "{} threads remain, {before} before",
+        threads_and_rss().0
+    );
 }
 
 #[test]

@@ -12,6 +12,30 @@ use std::time::{Duration, Instant};
 use scramblebot::sim::{Model, Sim, SimConfig};
 use scramblebot::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION};
 
+/// How often `poll_until` asks.
+const POLL_EVERY: Duration = Duration::from_millis(10);
+
+/// Asks `ready` every few milliseconds until it holds or `limit` has passed on the wall
+/// clock; whether it held. The one place the wall-clock tests wait: they wait for a
+/// condition, never for a time.
+pub fn poll_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if ready() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(POLL_EVERY);
+    }
+}
+
+/// `poll_until`, failing the test ("never: `what`") when `limit` passes.
+pub fn wait_until(what: &str, limit: Duration, ready: impl FnMut() -> bool) {
+    assert!(poll_until(limit, ready), "never within {limit:?}: {what}");
+}
+
 pub fn start(model: Model) -> Sim {
     let config = SimConfig {
         model,
@@ -155,18 +179,12 @@ impl AdbServer {
     }
     /// Waits until the server lists `serial` as a device ready for use.
     pub fn wait_for_device(&self, serial: &str) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
+        wait_until(&format!("{serial} ready"), Duration::from_secs(20), || {
             let out = self.adb(&["devices"]);
-            let listed = String::from_utf8_lossy(&out.stdout)
+            String::from_utf8_lossy(&out.stdout)
                 .lines()
-                .any(|l| l.split_whitespace().collect::<Vec<_>>() == [serial, "device"]);
-            if listed {
-                return;
-            }
-            assert!(Instant::now() < deadline, "{serial} never became ready");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == [serial, "device"])
+        });
     }
 
     pub fn adb(&self, args: &[&str]) -> std::process::Output {
@@ -242,14 +260,12 @@ impl Host {
 
     /// Opens `service`, retrying while it is refused, for up to `wait`.
     pub fn open_retrying(&mut self, service: &str, wait: Duration) -> Stream {
-        let end = Instant::now() + wait;
-        loop {
-            if let Some(s) = self.open(service) {
-                return s;
-            }
-            assert!(Instant::now() < end, "{service} refused for {wait:?}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let mut opened = None;
+        wait_until(&format!("{service} open"), wait, || {
+            opened = self.open(service);
+            opened.is_some()
+        });
+        opened.expect("opened")
     }
 
     /// Writes to a stream and waits for the acknowledgement.
