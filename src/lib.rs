@@ -2,8 +2,13 @@
 //!
 //! The pure core takes values in memory and does no I/O: `board` (typed boards, positions),
 //! `dict` (the word list as a trie), `solve` (every word and its best path), `score` (rules),
-//! `sample` (seeded board sets), `structures` (the trie's classic alternatives). The I/O edge
-//! comes after it: `bench` (clocks), `sim` (the virtual phone: sockets, threads). Dependencies point inward: the core never imports the edge.
+//! `sample` (seeded board sets), `structures` (the trie's classic alternatives). It is the
+//! crate `scramblebot-core` (crates/core), and the board reader `vision` is
+//! `scramblebot-vision` (crates/vision), which depends on the core alone: the compiler holds
+//! both to it. They are re-exported here under their old names. The rest is this crate: the
+//! I/O edge (`phone`, `play`, `daemon`, `calibrate`, `sim`, the virtual phone: sockets,
+//! threads) and what the commands share. Dependencies point inward: the core never imports
+//! the edge.
 //!
 //! ```
 //! use scramblebot::{Board, Bonuses, Order, Rules, Solver, Trie};
@@ -20,12 +25,15 @@
 
 #![forbid(unsafe_code)]
 
+// The pure core and the board reader are crates of their own (crates/core, crates/vision);
+// they keep their places here, so `crate::board` and `scramblebot::vision` mean what they
+// always did.
+pub use scramblebot_core::{board, dict, files, sample, score, solve, structures};
+pub use scramblebot_vision as vision;
+
 pub mod bench;
-pub mod board;
 pub mod calibrate;
 pub mod daemon;
-pub mod dict;
-pub mod files;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod gesture;
@@ -34,15 +42,10 @@ pub mod play;
 pub mod plot;
 pub mod practice;
 pub mod profile;
-pub mod sample;
-pub mod score;
 pub mod sim;
-pub mod solve;
 pub mod state;
-pub mod structures;
 #[doc(hidden)]
 pub mod testing;
-pub mod vision;
 pub mod wire;
 
 pub use board::{Board, BoardError, Pos};

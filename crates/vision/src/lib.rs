@@ -3,6 +3,11 @@
 //! finding the 4x4 grid (`grid`), reading the letters and badges (`read`, `glyph`), and the
 //! generated screens the reader is measured on (`corpus`).
 
+#![forbid(unsafe_code)]
+
+// The core's modules, by the names the reader's files use for them.
+use scramblebot_core::{board, sample, score};
+
 pub mod buttons;
 pub mod cnn;
 pub mod colour;

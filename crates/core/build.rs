@@ -7,7 +7,7 @@
 mod compile;
 
 fn main() {
-    let src = "dict/enable1.txt";
+    let src = "../../dict/enable1.txt";
     println!("cargo:rerun-if-changed={src}");
     println!("cargo:rerun-if-changed=src/dict/compile.rs");
     let text = std::fs::read(src).unwrap_or_else(|e| panic!("cannot read {src}: {e}"));

@@ -3,7 +3,7 @@
 
 use image::RgbaImage;
 
-use crate::vision::colour;
+use crate::colour;
 
 /// The largest side a tile is worked at.
 pub(super) const WORK: usize = 112;

@@ -5,8 +5,8 @@ use image::RgbaImage;
 
 use super::crop::{Crop, INK, WORK, crop, darkest_in_middle, face_luma, mean_colour_near};
 use super::veil::{Veil, reaches_edge, unmix, unveil, veiled_ink_darkness, veiled_strokes};
-use crate::vision::glyph::Ink;
-use crate::vision::regions::{Region, Touch, label};
+use crate::glyph::Ink;
+use crate::regions::{Region, Touch, label};
 
 /// Share of the tile's side that is cropped.
 pub const CROP: f32 = 0.92;

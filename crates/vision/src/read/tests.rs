@@ -2,7 +2,7 @@
 
 use super::crop::{INK, WORK};
 use super::*;
-use crate::vision::glyph::QU;
+use crate::glyph::QU;
 
 /// An opaque colour.
 fn rgba(c: [u8; 3]) -> Rgba<u8> {

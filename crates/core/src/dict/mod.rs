@@ -222,7 +222,7 @@ pub const QU: u8 = b'q' - b'a';
 mod tests {
     use super::*;
 
-    const ENABLE_TEXT: &[u8] = include_bytes!("../../dict/enable1.txt");
+    const ENABLE_TEXT: &[u8] = include_bytes!("../../../../dict/enable1.txt");
 
     #[test]
     fn embedded_trie_is_exactly_the_text_list_compiled_now() {

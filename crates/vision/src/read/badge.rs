@@ -6,10 +6,10 @@ use image::RgbaImage;
 
 use super::crop::{Crop, crop, face_luma};
 use super::mask::morph;
+use crate::colour::luma;
+use crate::glyph::{Classifier, Features, Ink, SURE};
+use crate::regions::{Region, Touch, label};
 use crate::score::Bonus;
-use crate::vision::colour::luma;
-use crate::vision::glyph::{Classifier, Features, Ink, SURE};
-use crate::vision::regions::{Region, Touch, label};
 
 /// A badge's crop is this much wider than the tile: badges may stick out of it.
 const BADGE_CROP: f32 = 1.2;

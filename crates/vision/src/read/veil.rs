@@ -4,8 +4,8 @@
 
 use super::crop::{Crop, INK};
 use super::mask::{morphed, open_twice, sandwiched};
-use crate::vision::colour::distance;
-use crate::vision::regions::{Touch, label};
+use crate::colour::distance;
+use crate::regions::{Touch, label};
 
 /// Veiled ink found to estimate a glyph's darkness covers at least 1/200 of the crop (a piece
 /// of stroke; the veil's antialiased edges are opened away).
