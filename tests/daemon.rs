@@ -359,7 +359,17 @@ fn a_phone_killed_and_started_again_plays_on_and_the_other_is_unaffected() {
     // lobby of a new match.
     let first = killed.device().report();
     drop(killed);
-    std::thread::sleep(Duration::from_secs(1));
+    // Down until the adb server has seen it go.
+    common::wait_until(
+        "the adb server seeing the phone gone",
+        Duration::from_secs(20),
+        || {
+            let out = server.adb(&["devices"]);
+            !String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == [addr.as_str(), "device"])
+        },
+    );
     let killed = lobby_phone_at(&addr, Model::Nexus7, 3, ROUND_SECS, 2);
     let stdout = finished(daemon);
     assert!(stdout.contains("\"phone_lost\""), "{stdout}");

@@ -98,7 +98,6 @@ fn a_slowloris_of_hundreds_of_sockets_holds_no_more_than_the_cap() {
     };
     let sim = sim_with(limits);
     let (threads_before, rss_before) = threads_and_rss();
-    let started = Instant::now();
     let mut sockets: Vec<TcpStream> = (0..SOCKETS)
         .map(|_| {
             let mut s = TcpStream::connect(sim.addr()).unwrap();
@@ -107,6 +106,10 @@ fn a_slowloris_of_hundreds_of_sockets_holds_no_more_than_the_cap() {
             s
         })
         .collect();
+    // Counted from the last connect: a burst of 400 overflows the kernel's listen backlog,
+    // and a connect whose SYN was dropped is retried 1 s (then 2 s) later, before the phone
+    // ever sees it.
+    let started = Instant::now();
     std::thread::sleep(Duration::from_millis(200));
     let (threads_during, rss_during) = threads_and_rss();
     // One thread per connection served, at most the cap (and the accept loop, already there),
@@ -262,7 +265,11 @@ fn sockets_dripping_bytes_do_not_lock_out_a_real_adb_connect() {
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_secs(1));
+    // Every slot is a dripper's once the phone has had to make room for one.
+    common::wait_until("every slot taken", Duration::from_secs(10), || {
+        let (lines, _) = log_since(log_start);
+        lines.iter().any(|l| l.contains("to serve a new one"))
+    });
     let serial = addr.to_string();
     let started = Instant::now();
     let connect = server.adb(&["connect", &serial]);

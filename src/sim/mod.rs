@@ -9,7 +9,10 @@
 //!   device sockets;
 //! - `device` is the phone's state behind one lock: the `game` and its referee, what it looks
 //!   like (`layout`, `screen`), `files`, the `touchscreen`;
-//! - `model` says which phone and which Android version, and is imported by all.
+//! - `model` says which phone and which Android version, and is imported by all;
+//! - `clock` is where the phone's time comes from: the wall clock, or the caller's tokio clock
+//!   when `local` serves the phone in process (no adbd, no threads: services run inline in
+//!   the caller's calls), for tests on a paused clock.
 //!
 //! This file only declares them and starts a [`Sim`]: a device plus the adbd serving it.
 
