@@ -17,32 +17,6 @@ use scramblebot::sim::{Model, Sim, SimConfig};
 /// The round's length on the virtual phones and in their profiles.
 const ROUND_SECS: u64 = 8;
 
-/// A working directory whose devices/ holds the shipped profiles with rounds of `round_secs`
-/// (a profile says how long the game's rounds are).
-fn workdir(name: &str, round_secs: u64) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("scramblebot-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("devices")).unwrap();
-    for model in Model::ALL {
-        let shipped = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("devices/{}.toml", model.name())),
-        )
-        .unwrap();
-        let short: String = shipped
-            .lines()
-            .map(|l| {
-                if l.starts_with("round_secs") {
-                    format!("round_secs = {round_secs}\n")
-                } else {
-                    format!("{l}\n")
-                }
-            })
-            .collect();
-        std::fs::write(dir.join(format!("devices/{}.toml", model.name())), short).unwrap();
-    }
-    dir
-}
-
 /// A phone in the lobby whose rounds (of `round_secs`) start by themselves: the first
 /// `advance_secs` after it starts (time for the daemon to attach), each next one
 /// `advance_secs` after the last one's results show.
@@ -72,7 +46,7 @@ fn three_phones_play_three_rounds_each() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("daemon", ROUND_SECS);
+    let dir = common::workdir("daemon", ROUND_SECS);
     let phones: Vec<Sim> = Model::ALL
         .iter()
         .zip(1..)
@@ -189,7 +163,7 @@ fn a_phone_without_a_profile_is_left_alone_and_sigterm_finishes_the_stroke() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("daemon-sigterm", LONG_ROUND_SECS);
+    let dir = common::workdir("daemon-sigterm", LONG_ROUND_SECS);
     let (pixel, nexus) = (long_round(Model::Pixel), long_round(Model::Nexus7));
     let history = dir.join("history.jsonl");
     let args: Vec<String> = [
@@ -315,7 +289,7 @@ fn the_adb_server_killed_mid_round_is_started_again_and_every_phone_resumes() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("daemon-server", LONG_ROUND_SECS);
+    let dir = common::workdir("daemon-server", LONG_ROUND_SECS);
     let phones = [long_round(Model::Nexus7), long_round(Model::Small)];
     let history = dir.join("history.jsonl");
     let daemon = daemon_under_way(
@@ -344,7 +318,7 @@ fn a_phone_killed_and_started_again_plays_on_and_the_other_is_unaffected() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("daemon-restart", ROUND_SECS);
+    let dir = common::workdir("daemon-restart", ROUND_SECS);
     let killed = lobby_phone(Model::Nexus7, 1, ROUND_SECS, 2);
     let other = lobby_phone(Model::Small, 2, ROUND_SECS, 2);
     let addr = killed.addr().to_string();
@@ -417,7 +391,7 @@ fn a_daemon_asked_for_one_phone_and_one_round_exits_after_it() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("only-one", WHOLE_ROUND_SECS);
+    let dir = common::workdir("only-one", WHOLE_ROUND_SECS);
     let (one, other) = (
         lobby_phone(Model::Nexus7, 1, WHOLE_ROUND_SECS, 2),
         lobby_phone(Model::Nexus7, 2, WHOLE_ROUND_SECS, 2),
@@ -455,7 +429,7 @@ fn a_history_write_that_fails_stops_no_phone_and_loses_no_record() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("full-history", WHOLE_ROUND_SECS);
+    let dir = common::workdir("full-history", WHOLE_ROUND_SECS);
     let phones = [
         lobby_phone(Model::Nexus7, 1, WHOLE_ROUND_SECS, 2),
         lobby_phone(Model::Small, 2, WHOLE_ROUND_SECS, 2),
@@ -498,7 +472,7 @@ fn a_phone_that_cannot_be_reached_is_said_at_once() {
     let Some(server) = common::AdbServer::start() else {
         return;
     };
-    let dir = workdir("unreachable", ROUND_SECS);
+    let dir = common::workdir("unreachable", ROUND_SECS);
     // A port nothing listens on: bound, then let go.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

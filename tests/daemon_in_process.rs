@@ -4,7 +4,9 @@
 //! Debian's adb server (`tests/daemon.rs` keeps a few of those as smoke tests); only the
 //! transport and the clock differ.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,47 +27,11 @@ const LONG_ROUND_SECS: u64 = 60;
 /// The most game time a daemon is given to finish: past it the test fails.
 const GAME_TIME_LIMIT: Duration = Duration::from_secs(1800);
 
-/// A working directory whose devices/ holds the shipped profiles with rounds of `round_secs`
-/// (a profile says how long the game's rounds are).
-fn workdir(name: &str, round_secs: u64) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("scramblebot-inproc-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("devices")).unwrap();
-    for model in Model::ALL {
-        let file =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("devices/{}.toml", model.name()));
-        let text: String = std::fs::read_to_string(&file)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                if l.starts_with("round_secs") {
-                    format!("round_secs = {round_secs}\n")
-                } else {
-                    format!("{l}\n")
-                }
-            })
-            .collect();
-        std::fs::write(dir.join(format!("devices/{}.toml", model.name())), text).unwrap();
-    }
-    dir
-}
-
-/// A phone of `model` playing `game`, on this test's clock.
-fn phone(model: Model, game: GameConfig) -> Arc<Local> {
-    Local::start(SimConfig {
-        model,
-        game,
-        report: None,
-        letters: None,
-    })
-}
-
 /// A phone in the lobby whose rounds (of `round_secs`) start by themselves: the first
 /// `advance_secs` after it starts, each next one `advance_secs` after the last one's
 /// results show.
 fn lobby_phone(model: Model, seed: u64, round_secs: u64, advance_secs: u64) -> Arc<Local> {
-    phone(
+    common::local(
         model,
         GameConfig {
             seed,
@@ -87,7 +53,7 @@ fn covered_phone(round_secs: u64, cover: impl FnOnce(&mut GameConfig)) -> Arc<Lo
         ..GameConfig::default()
     };
     cover(&mut game);
-    phone(Model::Nexus7, game)
+    common::local(Model::Nexus7, game)
 }
 
 /// A phone whose one long round starts by itself two seconds after it starts.
@@ -275,7 +241,7 @@ fn played_cleanly(phone: &Local, cut: usize) {
 
 #[tokio::test(start_paused = true)]
 async fn three_phones_play_three_rounds_each() {
-    let dir = workdir("three", ROUND_SECS);
+    let dir = common::workdir("three", ROUND_SECS);
     let phones: Vec<(String, Arc<Local>)> = Model::ALL
         .iter()
         .zip(1..)
@@ -337,7 +303,7 @@ async fn three_phones_play_three_rounds_each() {
 /// does) finishes the stroke under way and lifts the finger.
 #[tokio::test(start_paused = true)]
 async fn a_phone_without_a_profile_is_left_alone_and_a_stop_finishes_the_stroke() {
-    let dir = workdir("stop", LONG_ROUND_SECS);
+    let dir = common::workdir("stop", LONG_ROUND_SECS);
     let (pixel, nexus) = (long_round(Model::Pixel), long_round(Model::Nexus7));
     let pixel_profile = Profile::load(&dir.join("devices/pixel.toml")).unwrap();
     let daemon = Daemon::new(&dir)
@@ -372,7 +338,7 @@ async fn a_phone_without_a_profile_is_left_alone_and_a_stop_finishes_the_stroke(
 /// on on the phone, and the daemon resumes it: every word taken.
 #[tokio::test(start_paused = true)]
 async fn a_dropped_phone_is_connected_again_and_its_round_resumed() {
-    let dir = workdir("drop", LONG_ROUND_SECS);
+    let dir = common::workdir("drop", LONG_ROUND_SECS);
     let phone = long_round(Model::Nexus7);
     let daemon = Daemon::new(&dir).rounds(1).phone("nexus", &phone).start();
     daemon
@@ -404,7 +370,7 @@ async fn a_dropped_phone_is_connected_again_and_its_round_resumed() {
 /// round's record says how many were entered again.
 #[tokio::test(start_paused = true)]
 async fn a_phone_gone_mid_stroke_and_back_in_the_round_loses_no_word() {
-    let dir = workdir("mid-stroke", LONG_ROUND_SECS);
+    let dir = common::workdir("mid-stroke", LONG_ROUND_SECS);
     let phone = long_round(Model::Nexus7);
     let daemon = Daemon::new(&dir).rounds(1).phone("nexus", &phone).start();
     daemon
@@ -447,10 +413,10 @@ fn name_the_play_button(dir: &Path) {
 
 #[tokio::test(start_paused = true)]
 async fn the_play_button_is_tapped_between_rounds_and_nowhere_else() {
-    let dir = workdir("advance", ROUND_SECS);
+    let dir = common::workdir("advance", ROUND_SECS);
     name_the_play_button(&dir);
     // A phone in the lobby that starts nothing by itself.
-    let phone = phone(
+    let phone = common::local(
         Model::Nexus7,
         GameConfig {
             lobby: true,
@@ -474,7 +440,7 @@ async fn the_play_button_is_tapped_between_rounds_and_nowhere_else() {
 
 #[tokio::test(start_paused = true)]
 async fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_played() {
-    let dir = workdir("unsure", ROUND_SECS);
+    let dir = common::workdir("unsure", ROUND_SECS);
     // The first round's board is under Android's "isn't responding" dialog.
     let phone = covered_phone(ROUND_SECS, |g| g.dialog_round = Some(1));
     // An older run's screenshot, and a file of the user's, in the unsure directory: with
@@ -520,7 +486,7 @@ async fn a_board_not_read_surely_is_skipped_with_its_screenshot_and_the_next_pla
 
 #[tokio::test(start_paused = true)]
 async fn a_screen_gone_off_between_rounds_is_turned_on_and_the_next_round_played() {
-    let dir = workdir("screen-off", ROUND_SECS);
+    let dir = common::workdir("screen-off", ROUND_SECS);
     // The screen goes off 2 s after the last touch, as a phone's screen timeout turns it
     // off: in the lobby, and on the results screen, while the next round starts by itself
     // 3 s after the results under a black screen.
@@ -554,7 +520,7 @@ async fn a_screen_gone_off_between_rounds_is_turned_on_and_the_next_round_played
 
 #[tokio::test(start_paused = true)]
 async fn a_lock_screen_without_a_secret_is_dismissed_and_the_rounds_played() {
-    let dir = workdir("swipe-lock", ROUND_SECS);
+    let dir = common::workdir("swipe-lock", ROUND_SECS);
     // As the test above, with a lock screen (Swipe) up whenever the screen comes back on.
     let phone = covered_phone(ROUND_SECS, |g| {
         g.screen_timeout = Some(Duration::from_secs(2));
@@ -586,12 +552,12 @@ async fn a_lock_screen_without_a_secret_is_dismissed_and_the_rounds_played() {
 
 #[tokio::test(start_paused = true)]
 async fn a_round_found_behind_a_dark_or_locked_screen_is_joined_late_not_played_on_a_guess() {
-    let dir = workdir("behind-lock", ROUND_SECS);
+    let dir = common::workdir("behind-lock", ROUND_SECS);
     // A round under way, on a screen gone off to a swipe lock before the daemon starts: how
     // long the round has run cannot be seen, so it is not played; and as nothing touches
     // the phone meanwhile, the screen goes off again during it, and the same board comes
     // back each time it is turned on. The next round is played.
-    let phone = phone(
+    let phone = common::local(
         Model::Nexus7,
         GameConfig {
             round: Duration::from_secs(ROUND_SECS),
@@ -627,7 +593,7 @@ async fn a_round_found_behind_a_dark_or_locked_screen_is_joined_late_not_played_
 
 #[tokio::test(start_paused = true)]
 async fn a_lock_screen_with_a_pin_is_said_once_and_never_touched() {
-    let dir = workdir("pin-lock", ROUND_SECS);
+    let dir = common::workdir("pin-lock", ROUND_SECS);
     // The worker taps Play/Next while no board shows: never on a lock screen.
     name_the_play_button(&dir);
     // The phone's owner turned its screen off and on: its PIN's lock screen covers the lobby,
@@ -662,7 +628,7 @@ async fn a_board_dimmed_for_long_is_waited_out_and_said_once_with_its_screen() {
     // The first round's board stays dimmed ("Reconnecting...") the whole round, longer than
     // the worker's patience (10 s) for a toast before the round.
     let round_secs = 14;
-    let dir = workdir("dimmed", round_secs);
+    let dir = common::workdir("dimmed", round_secs);
     let phone = covered_phone(round_secs, |g| g.dimmed_round = Some(1));
     let said = Daemon::new(&dir)
         .rounds(1)
@@ -692,7 +658,7 @@ async fn a_board_dimmed_for_long_is_waited_out_and_said_once_with_its_screen() {
 
 #[tokio::test(start_paused = true)]
 async fn a_score_that_does_not_move_is_warned_of_with_the_screen_saved() {
-    let dir = workdir("score", ROUND_SECS);
+    let dir = common::workdir("score", ROUND_SECS);
     // The profile's score box is put on a corner of the screen that nothing ever changes, as
     // a box that misses the game's score (or a game that takes no word) leaves it.
     let path = dir.join("devices/nexus7.toml");
@@ -726,7 +692,7 @@ async fn a_score_that_does_not_move_is_warned_of_with_the_screen_saved() {
 /// from the lobby look before the banner.
 #[tokio::test(start_paused = true)]
 async fn a_round_opening_under_a_banner_is_played_once_the_banner_goes() {
-    let dir = workdir("banner", LONG_ROUND_SECS);
+    let dir = common::workdir("banner", LONG_ROUND_SECS);
     let phone = covered_phone(LONG_ROUND_SECS, |g| g.banner = Some(Duration::from_secs(4)));
     let said = Daemon::new(&dir)
         .rounds(1)
@@ -765,7 +731,7 @@ async fn a_game_face_is_learned_letter_by_letter() {
     };
     const ROUND: u64 = 10;
     const ROUNDS: usize = 5;
-    let dir = workdir("learn", ROUND);
+    let dir = common::workdir("learn", ROUND);
     let phone = Local::start(SimConfig {
         model: Model::Pixel,
         game: GameConfig {

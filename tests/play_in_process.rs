@@ -3,6 +3,8 @@
 //! phones reached in process: the waits for a screen, a lock or a round take game time, not
 //! the test's. `tests/cli.rs` keeps the command itself through Debian's adb server.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,15 +28,6 @@ use tokio::sync::watch;
 /// The board every phone here shows.
 const BOARD: &str = "cape/rwjq/xzvk/oybf";
 
-fn phone(model: Model, game: GameConfig) -> Arc<Local> {
-    Local::start(SimConfig {
-        model,
-        game,
-        report: None,
-        letters: None,
-    })
-}
-
 /// Android 4.4 in the lobby; its round starts by itself after `advance_secs`.
 fn small_in_lobby(advance_secs: u64, tweak: impl FnOnce(&mut GameConfig)) -> Arc<Local> {
     let mut game = GameConfig {
@@ -44,7 +37,7 @@ fn small_in_lobby(advance_secs: u64, tweak: impl FnOnce(&mut GameConfig)) -> Arc
         ..GameConfig::default()
     };
     tweak(&mut game);
-    phone(Model::Small, game)
+    common::local(Model::Small, game)
 }
 
 /// The shipped profile of `local`'s model.
@@ -181,7 +174,7 @@ fn phone_in_round(model: Model, tweak: impl FnOnce(&mut GameConfig)) -> Arc<Loca
         ..GameConfig::default()
     };
     tweak(&mut game);
-    phone(model, game)
+    common::local(model, game)
 }
 
 #[tokio::test(start_paused = true)]

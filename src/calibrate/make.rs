@@ -74,6 +74,7 @@ pub fn make(req: Request) -> Result<Made, MakeError> {
         force,
     } = req;
     let no_freeze = freeze == Freeze::Without;
+    let files = super::paths(dir, name);
     let cal = calibrate(screen, freeze, &Classifier::built_in())?;
     if cal.buttons.is_empty() {
         about.push(if no_freeze {
@@ -105,10 +106,9 @@ pub fn make(req: Request) -> Result<Made, MakeError> {
             }
             let (strip, differ) = cal.glyphs(screen, board)?;
             let unsure = cal.reading.tiles.iter().filter(|t| !t.sure()).count();
-            let glyphs_path = super::paths(dir, name).glyphs.unwrap_or_default();
             about.push(format!(
                 "glyph templates of {board} in {}; without them the built-in references {}",
-                glyphs_path.display(),
+                files.glyphs.clone().unwrap_or_default().display(),
                 builtin_verdict(differ, unsure)
             ));
             let glyphs = Glyphs {
@@ -129,10 +129,7 @@ pub fn make(req: Request) -> Result<Made, MakeError> {
             format!(" (not sure of {})", crate::play::unsure_text(reading))
         }
     ));
-    about.push(format!(
-        "check it on {}",
-        super::paths(dir, name).overlay.display()
-    ));
+    about.push(format!("check it on {}", files.overlay.display()));
     let header = std::iter::once(format!("{name}: calibrated by `scramblebot calibrate`"))
         .chain(about.iter().cloned())
         .collect::<Vec<_>>()

@@ -7,8 +7,8 @@
 //! run. What adbd refuses, this refuses too; what only a socket can carry (file transfer, a
 //! shell protocol v2 session) is refused here, with the reason.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::clock::Clock;
 use super::device::{Device, Inline, SimConfig};
@@ -23,7 +23,7 @@ pub struct Local {
     /// Counts the phone's goings: a stream opened before the last one is dead.
     visit: Arc<AtomicU64>,
     /// Whether it can be reached now.
-    here: Mutex<bool>,
+    here: AtomicBool,
 }
 
 impl Local {
@@ -32,7 +32,7 @@ impl Local {
         Arc::new(Local {
             device: Device::with_clock(config, Clock::caller()),
             visit: Arc::new(AtomicU64::new(0)),
-            here: Mutex::new(true),
+            here: AtomicBool::new(true),
         })
     }
 
@@ -43,18 +43,18 @@ impl Local {
     /// The phone goes away (off USB, its adbd dead): every stream ends, the monkey with its
     /// shell, and nothing can be opened until it is `back`. The game goes on meanwhile.
     pub fn go_away(&self) {
-        *self.here.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        self.here.store(false, Ordering::SeqCst);
         self.visit.fetch_add(1, Ordering::SeqCst);
         self.device.stop_all_inline();
     }
 
     /// The phone can be reached again.
     pub fn back(&self) {
-        *self.here.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.here.store(true, Ordering::SeqCst);
     }
 
     fn here(&self) -> bool {
-        *self.here.lock().unwrap_or_else(|e| e.into_inner())
+        self.here.load(Ordering::SeqCst)
     }
 }
 

@@ -36,6 +36,46 @@ pub fn wait_until(what: &str, limit: Duration, ready: impl FnMut() -> bool) {
     assert!(poll_until(limit, ready), "never within {limit:?}: {what}");
 }
 
+/// A working directory whose devices/ holds the shipped profiles with rounds of `round_secs`
+/// (a profile says how long the game's rounds are).
+pub fn workdir(name: &str, round_secs: u64) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("scramblebot-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("devices")).unwrap();
+    for model in Model::ALL {
+        let shipped = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("devices/{}.toml", model.name())),
+        )
+        .unwrap();
+        let short: String = shipped
+            .lines()
+            .map(|l| {
+                if l.starts_with("round_secs") {
+                    format!("round_secs = {round_secs}\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        std::fs::write(dir.join(format!("devices/{}.toml", model.name())), short).unwrap();
+    }
+    dir
+}
+
+/// A phone of `model` playing `game`, reached in process on the caller's clock.
+pub fn local(
+    model: Model,
+    game: scramblebot::sim::game::GameConfig,
+) -> std::sync::Arc<scramblebot::sim::local::Local> {
+    scramblebot::sim::local::Local::start(SimConfig {
+        model,
+        game,
+        report: None,
+        letters: None,
+    })
+}
+
 pub fn start(model: Model) -> Sim {
     let config = SimConfig {
         model,

@@ -216,21 +216,35 @@ pub fn prompt(device: &Device) -> String {
 pub fn type_line(device: &Arc<Device>, shell: &mut Shell, framing: Framing, line: &str) -> Vec<u8> {
     let output = Rc::new(RefCell::new(Vec::new()));
     let (_, mut out, mut err) = term(Box::new(Captured(output.clone())), framing);
-    let (mut stdin, alive) = (io::empty(), || true);
+    typed(device, shell, &mut out, &mut err, &|| true, line);
+    drop(out);
+    drop(err);
+    output.take()
+}
+
+/// Runs a line typed into an interactive shell, with no input of its own, then shows the
+/// prompt again unless the line exited the shell.
+fn typed(
+    device: &Arc<Device>,
+    shell: &mut Shell,
+    out: &mut Target,
+    err: &mut Target,
+    alive: &dyn Fn() -> bool,
+    line: &str,
+) {
+    let mut null_in = io::empty();
     let mut ctx = Ctx {
         device,
-        out: &mut out,
-        err: &mut err,
-        stdin: &mut stdin,
-        alive: &alive,
+        out,
+        err,
+        stdin: &mut null_in,
+        alive,
     };
     shell.run(&mut ctx, line);
     if !shell.exited {
         let _ = out.write_all(prompt(device).as_bytes());
+        let _ = out.flush();
     }
-    drop(out);
-    drop(err);
-    output.take()
 }
 
 /// Runs `cmd` on a stream with `framing`, then closes it.
@@ -276,9 +290,8 @@ fn interactive(
     stdin: &mut StdinReader,
     alive: &dyn Fn() -> bool,
 ) -> i32 {
-    let prompt = prompt(device);
     let mut line = Vec::new();
-    let _ = out.write_all(prompt.as_bytes());
+    let _ = out.write_all(prompt(device).as_bytes());
     let _ = out.flush();
     let mut byte = [0u8; 1];
     while let Ok(1) = stdin.read(&mut byte) {
@@ -288,20 +301,10 @@ fn interactive(
         }
         let text = String::from_utf8_lossy(&line).into_owned();
         line.clear();
-        let mut null_in = io::empty();
-        let mut ctx = Ctx {
-            device,
-            out,
-            err,
-            stdin: &mut null_in,
-            alive,
-        };
-        shell.run(&mut ctx, &text);
+        typed(device, shell, out, err, alive, &text);
         if shell.exited {
-            return shell.status;
+            break;
         }
-        let _ = out.write_all(prompt.as_bytes());
-        let _ = out.flush();
     }
     shell.status
 }
