@@ -125,3 +125,270 @@ pub(super) fn mean_colour_near(crop: &Crop, level: f32, tol: f32) -> Option<[f32
     }
     (k > 0).then(|| sum.map(|s| s / k as f32))
 }
+
+/// The crop's rim, this share of its side each way, is the tile's edge and the panel beyond
+/// (rounded corners, a bevel, jigsaw notches), not its face: the face's shading is measured
+/// inside it, and no veil (nor an edge of one) is looked for on it; a path line crosses the
+/// tile's middle. Measured on the second generator: on a face shaded 60 levels from top to
+/// bottom, a panel darker than the top (or lighter than a darker top) met the face all along
+/// the rim in edges as crisp as a line's, and the shading was unveiled as a band of ink
+/// across the letter.
+const RIM: f32 = 0.1;
+
+/// Whether cell `p` of an n x n crop lies inside its rim (`RIM`).
+pub(super) fn inside_rim(p: usize, n: usize) -> bool {
+    let inner = rim_inside(n);
+    inner.contains(&(p % n)) && inner.contains(&(p / n))
+}
+
+/// The rows (or columns) of an n x n crop inside its rim (`RIM`).
+fn rim_inside(n: usize) -> std::ops::Range<usize> {
+    let rim = (n as f32 * RIM).ceil() as usize;
+    rim..n.saturating_sub(rim)
+}
+
+/// A row (or column) counts towards the shading when at least this share of its cells in the
+/// middle are face (lighter than halfway from the darkest ink to the face).
+const SHADE_MIN_FACE: f32 = 0.25;
+
+/// The face's lightness falls along a straight line, row by row (or column by column), when
+/// nine in ten rows lie within this many levels of it (JPEG and noise move a row's median by
+/// one or two).
+const SHADE_FIT: f32 = 4.0;
+
+/// A face that changes less than this across the crop is taken as flat: a veil lifts the face
+/// by at least 12 levels (`veil::MIN_VEIL_LIFT`), and shading this faint cannot pass for one.
+const MIN_SHADE: f32 = 16.0;
+
+/// The shaded face is taken at least this far from the ink and from white where it is brought
+/// level.
+const SHADE_MIN_CONTRAST: f32 = 10.0;
+
+/// The straight line that the medians `m[i]` (absent where `None`) follow, when they follow
+/// one: its slope, 0 when they change by less than `MIN_SHADE` across `span` cells; `None`
+/// when they follow no straight line (`SHADE_FIT`) or too few tell. Rows off the line a robust
+/// first fit finds (a decoration or a coloured trail across a third of them) are left out of
+/// the second, as long as two in three are kept.
+fn shade_slope(m: &[Option<f32>], span: f32) -> Option<f32> {
+    let pts: Vec<(f32, f32)> = m
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.map(|v| (i as f32, v)))
+        .collect();
+    if pts.len() < 8 {
+        return None;
+    }
+    let (a, b) = robust_line(&pts);
+    let kept: Vec<(f32, f32)> = pts
+        .iter()
+        .copied()
+        .filter(|p| (p.1 - (a + b * p.0)).abs() <= SHADE_FIT)
+        .collect();
+    if kept.len() * 3 < pts.len() * 2 {
+        return None;
+    }
+    let (a, b) = fit_line(&kept);
+    let mut off: Vec<f32> = kept.iter().map(|p| (p.1 - (a + b * p.0)).abs()).collect();
+    off.sort_by(f32::total_cmp);
+    if off[(off.len() * 9 / 10).min(off.len() - 1)] > SHADE_FIT {
+        None
+    } else if (b * span).abs() < MIN_SHADE {
+        Some(0.0)
+    } else {
+        Some(b)
+    }
+}
+
+/// The Theil-Sen line through `pts` (at least two): the median of the slopes between pairs,
+/// and the median intercept at it. A third of the points off the line move it little.
+fn robust_line(pts: &[(f32, f32)]) -> (f32, f32) {
+    let mut slopes = Vec::with_capacity(pts.len() * pts.len() / 2);
+    for (i, p) in pts.iter().enumerate() {
+        for q in &pts[i + 1..] {
+            if q.0 != p.0 {
+                slopes.push((q.1 - p.1) / (q.0 - p.0));
+            }
+        }
+    }
+    let b = median(slopes).unwrap_or(0.0);
+    let a = median(pts.iter().map(|p| p.1 - b * p.0).collect()).unwrap_or(0.0);
+    (a, b)
+}
+
+/// The least-squares line `y = a + b * x` through `pts` (at least two).
+fn fit_line(pts: &[(f32, f32)]) -> (f32, f32) {
+    let k = pts.len() as f32;
+    let (mx, my) = (
+        pts.iter().map(|p| p.0).sum::<f32>() / k,
+        pts.iter().map(|p| p.1).sum::<f32>() / k,
+    );
+    let sxx: f32 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f32 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let b = sxy / sxx.max(f32::EPSILON);
+    (my - b * mx, b)
+}
+
+/// The median of `values`, if any.
+fn median(mut values: Vec<f32>) -> Option<f32> {
+    if values.is_empty() {
+        return None;
+    }
+    let k = values.len() / 2;
+    Some(*values.select_nth_unstable_by(k, f32::total_cmp).1)
+}
+
+/// Brings a face shaded evenly from one side to the other (a gradient: lighter at the top,
+/// darker at the bottom) level, as its lightness in the middle, keeping the ink's darkness
+/// and white: each pixel darker than its own place's face is moved along the line from the
+/// darkest ink, each lighter one along the line to white. Every later stage takes one
+/// lightness for the face; on a face whose top is 60 levels lighter than its bottom, the top
+/// read as a light veil over the face (a traced path's line), and unveiling it drew bands of
+/// ink across the tile. The shading is measured on the medians of
+/// the face's rows and columns in the middle of the crop, and taken as a shading only where
+/// they fall along a straight line one way and are level the other (`shade_slope`): a line
+/// drawn over the tile, a radial sheen or a bevel are not so, and are left as they are.
+pub(super) fn flatten(crop: &mut Crop) {
+    let n = crop.n;
+    let face = face_luma(crop);
+    let dark = darkest_in_middle(crop);
+    if face - dark < SHADE_MIN_CONTRAST * 2.0 {
+        return;
+    }
+    let cut = dark + (face - dark) / 2.0;
+    let inner = rim_inside(n);
+    if inner.len() < 8 {
+        return;
+    }
+    let need = (inner.len() as f32 * SHADE_MIN_FACE) as usize;
+    let line = |cells: &mut dyn Iterator<Item = f32>| -> Option<f32> {
+        let face: Vec<f32> = cells.filter(|&l| l > cut).collect();
+        if face.len() < need.max(1) {
+            None
+        } else {
+            median(face)
+        }
+    };
+    let middle = (n as f32 - 1.0) / 2.0;
+    // The medians of the face's rows (`down`) or columns, each cell first taken `slope` per
+    // cell off along the other way.
+    let medians = |down: bool, slope: f32| -> Vec<Option<f32>> {
+        inner
+            .clone()
+            .map(|a| {
+                line(&mut inner.clone().map(|b| {
+                    let (y, x) = if down { (a, b) } else { (b, a) };
+                    let l = crop.luma[y * n + x];
+                    // A face cell stays one; the slope is taken off its lightness alone.
+                    if l > cut {
+                        l - slope * (b as f32 - middle)
+                    } else {
+                        l
+                    }
+                }))
+            })
+            .collect()
+    };
+    let span = n as f32;
+    // Shaded one way, the face is level the other once that shading is taken off: a line
+    // drawn across the tile (or a sheen) is not.
+    let shading = |down: bool| -> Option<f32> {
+        let b = shade_slope(&medians(down, 0.0), span).filter(|&b| b != 0.0)?;
+        (shade_slope(&medians(!down, b), span) == Some(0.0)).then_some(b)
+    };
+    let (by, bx) = if let Some(by) = shading(true) {
+        (by, 0.0)
+    } else if let Some(bx) = shading(false) {
+        (0.0, bx)
+    } else {
+        return;
+    };
+    let level = |y: usize, x: usize| by * (y as f32 - middle) + bx * (x as f32 - middle);
+    // The face in the middle, where the shading is taken to be nothing.
+    let Some(centre) = median(
+        inner
+            .clone()
+            .flat_map(|y| inner.clone().map(move |x| (y, x)))
+            .map(|(y, x)| crop.luma[y * n + x] - level(y, x))
+            .filter(|&l| l > cut)
+            .collect(),
+    ) else {
+        return;
+    };
+    for y in 0..n {
+        for x in 0..n {
+            let here = centre + level(y, x);
+            // Darker than the face here: moved along the line from the darkest ink, which
+            // stays. Lighter: along the line to white, which stays, so that a translucent
+            // white line over the face keeps its opacity.
+            let to_ink = (centre - dark) / (here - dark).max(SHADE_MIN_CONTRAST);
+            let to_white = (255.0 - centre) / (255.0 - here).max(SHADE_MIN_CONTRAST);
+            let p = y * n + x;
+            let map = |v: f32| {
+                if crop.luma[p] <= here {
+                    dark + (v - dark) * to_ink
+                } else {
+                    255.0 - (255.0 - v) * to_white
+                }
+                .clamp(0.0, 255.0)
+            };
+            crop.rgb[p] = crop.rgb[p].map(map);
+            crop.luma[p] = map(crop.luma[p]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crop of side 100 whose face falls from `top` to `bottom` lightness, with a dark bar
+    /// (lightness 30) down its middle and, when `band`, a white line of opacity 0.5 across
+    /// rows 40-59.
+    fn shaded(top: f32, bottom: f32, band: bool) -> Crop {
+        let n = 100;
+        let luma: Vec<f32> = (0..n * n)
+            .map(|p| {
+                let (x, y) = (p % n, p / n);
+                let face = top + (bottom - top) * y as f32 / (n - 1) as f32;
+                let l = if (45..55).contains(&x) && (20..80).contains(&y) {
+                    30.0
+                } else {
+                    face
+                };
+                if band && (40..60).contains(&y) {
+                    l * 0.5 + 127.5
+                } else {
+                    l
+                }
+            })
+            .collect();
+        let rgb = luma.iter().map(|&l| [l; 3]).collect();
+        Crop { n, luma, rgb }
+    }
+
+    #[test]
+    fn a_face_shaded_top_to_bottom_is_brought_level_and_the_ink_kept() {
+        let mut c = shaded(240.0, 180.0, false);
+        flatten(&mut c);
+        let at = |c: &Crop, x: usize, y: usize| c.luma[y * c.n + x];
+        // The face: level from top to bottom, at its middle's lightness.
+        for y in [12, 50, 88] {
+            assert!(
+                (at(&c, 20, y) - 210.0).abs() < 2.0,
+                "row {y}: {}",
+                at(&c, 20, y)
+            );
+        }
+        // The ink keeps its darkness.
+        assert!((at(&c, 50, 30) - 30.0).abs() < 1.0);
+        assert!((at(&c, 50, 70) - 30.0).abs() < 1.0);
+        // A flat face is left as it is, and so is a face with a line across it (its rows
+        // follow no straight line).
+        for crop in [shaded(210.0, 210.0, false), shaded(210.0, 210.0, true)] {
+            let before = crop.luma.clone();
+            let mut after = crop;
+            flatten(&mut after);
+            assert_eq!(after.luma, before);
+        }
+    }
+}

@@ -3,7 +3,7 @@
 
 use image::RgbaImage;
 
-use super::crop::{Crop, INK, WORK, crop, darkest_in_middle, face_luma, mean_colour_near};
+use super::crop::{Crop, INK, WORK, crop, darkest_in_middle, face_luma, flatten, mean_colour_near};
 use super::veil::{Veil, reaches_edge, unmix, unveil, veiled_ink_darkness, veiled_strokes};
 use crate::glyph::Ink;
 use crate::regions::{Region, Touch, label};
@@ -76,7 +76,8 @@ impl TileGlyph {
 
 /// Isolates the main glyph of the tile centred on `c`.
 pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
-    let crop = crop(img, c, tile * CROP, WORK);
+    let mut crop = crop(img, c, tile * CROP, WORK);
+    flatten(&mut crop);
     let n = crop.n;
     let face = face_luma(&crop);
     let mut dark = darkest_in_middle(&crop);
@@ -392,13 +393,21 @@ fn glyph_pieces(found: &[Region], main: &Region, cut: &[bool], nf: f32) -> Vec<u
             let stacked = r.x0 >= main.x0
                 && r.x1 <= main.x1
                 && r.y1 as f32 + nf * STACKED_GAP >= main.y0 as f32;
+            // Right under it, starting under its middle half: a tail drawn apart from its
+            // letter (the Q of PT Sans, whose tail starts under the bowl's middle, was read as
+            // O, surely). A corner value under a wide letter starts under its end.
+            let quarter = (main.x1 - main.x0) / 4;
+            let tail = r.y0 >= main.y1
+                && r.y0 as f32 <= main.y1 as f32 + nf * STACKED_GAP
+                && r.x0 > main.x0 + quarter
+                && r.x0 < main.x1 - quarter;
             r.id == main.id
                 || (!r.edge
                     && r.count * PIECE_MIN_SHARE >= main.count
                     && (r.y1 as f32 > main.y0 as f32 + main_h * CORNER_VALUE_TOP
                         || cut[r.id as usize]
                         || stacked)
-                    && (central || level)
+                    && (central || level || tail)
                     && r.cx() > nf * PIECE_LEFT
                     && r.cx() < nf * PIECE_RIGHT)
         })

@@ -242,6 +242,11 @@ fn shading_is_not_a_veil_and_a_drawn_line_is() {
         !veiled(&shaded(|_, y| 40.0 * (1.0 - y) / 2.0, false)),
         "a glossy top"
     );
+    // A glossy top half with a crisp edge: lighter along half the rim, as no line is.
+    assert!(
+        !veiled(&shaded(|_, y| if y < 0.0 { 40.0 } else { 0.0 }, false)),
+        "a sheen with a crisp edge"
+    );
     assert!(veiled(&shaded(|_, _| 0.0, true)), "a line over a flat face");
     assert!(veiled(&shaded(radial, true)), "a line over a shaded face");
 }
@@ -814,5 +819,65 @@ fn a_j_with_a_bar_on_its_top_is_read_surely() {
         let (tile, confidence, runner_up) = judge(&seen, &Classifier::built_in());
         assert_eq!(tile, b'J' - b'A', "{runner_up}");
         assert!(confidence >= SURE, "{confidence}, {runner_up}");
+    }
+}
+
+/// A tile of side 200 whose face falls evenly from `top` to `bottom` (lightness, greenish),
+/// with a dark letter K, on a panel as dark as the face's bottom: as a game draws a gradient
+/// tile. Read at a tile of 236, so the crop takes in the tile's rim and the panel beyond.
+fn gradient_tile(top: f32, bottom: f32) -> RgbaImage {
+    use super::super::corpus::text_centred;
+    let mut img = RgbaImage::from_pixel(260, 260, rgba([bottom as u8 + 4; 3]));
+    for y in 30..230 {
+        let l = top + (bottom - top) * (y - 30) as f32 / 200.0;
+        for x in 30..230 {
+            img.put_pixel(
+                x,
+                y,
+                Rgba([(l - 10.0) as u8, l as u8, (l - 20.0) as u8, 255]),
+            );
+        }
+    }
+    let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
+    text_centred(
+        &mut img,
+        &font,
+        "K",
+        130.0,
+        130.0,
+        110.0,
+        rgba([40, 40, 30]),
+    );
+    img
+}
+
+#[test]
+fn a_face_shaded_evenly_from_top_to_bottom_is_no_veil() {
+    let c = crate::glyph::Classifier::built_in();
+    for (top, bottom) in [(200.0, 200.0), (240.0, 180.0), (250.0, 170.0)] {
+        let img = gradient_tile(top, bottom);
+        let glyph = tile_glyph(&img, (130.0, 130.0), 236.0);
+        assert!(
+            glyph.hidden.is_none(),
+            "{top}-{bottom}: the shading is no veil"
+        );
+        let (_, features) = tile_features(&img, (130.0, 130.0), 236.0);
+        let v = features
+            .and_then(|f| c.read_letter(&f, &[]))
+            .unwrap_or_else(|| panic!("{top}-{bottom}: no glyph"));
+        assert_eq!(v.tile, b'K' - b'A', "{top}-{bottom}");
+        assert!(v.confidence >= crate::glyph::SURE, "{top}-{bottom}: {v:?}");
+        // A traced path's line across the same face is still a veil over the glyph.
+        let mut lined = img.clone();
+        for y in 115..150 {
+            for x in 0..260 {
+                let p = lined.get_pixel_mut(x, y);
+                for c in 0..3 {
+                    p[c] = (f32::from(p[c]) * 0.5 + 127.5) as u8;
+                }
+            }
+        }
+        let glyph = tile_glyph(&lined, (130.0, 130.0), 236.0);
+        assert!(glyph.hidden.is_some(), "{top}-{bottom}: a line is a veil");
     }
 }

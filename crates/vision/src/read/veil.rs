@@ -2,7 +2,7 @@
 //! differ in hue (`unmix`), else by lightness (`unveil`, `veiled_strokes`); what neither tells
 //! clearly is known to be hidden.
 
-use super::crop::{Crop, INK};
+use super::crop::{Crop, INK, inside_rim};
 use super::mask::{morphed, open_twice, sandwiched};
 use crate::colour::distance;
 use crate::regions::{Touch, label};
@@ -129,7 +129,9 @@ pub(super) fn unveil(
         return None;
     }
     let veiled_face = veiled_face(crop, face, veil);
-    if !crisp(crop, &veiled_face, veil - face, amount) {
+    if along_rim(&veiled_face, n) > LINE_ALONG_RIM
+        || !crisp(crop, &veiled_face, veil - face, amount)
+    {
         return None;
     }
     // Where the veil lies: the veiled face, and what the veiled face sandwiches along a line
@@ -313,7 +315,8 @@ pub(super) fn veiled_strokes(crop: &Crop, face: f32, ink_of: &mut [f32]) -> Opti
     let light: Vec<bool> = crop
         .luma
         .iter()
-        .map(|&l| l > face + VEILED_FACE_LIFT)
+        .enumerate()
+        .map(|(p, &l)| l > face + VEILED_FACE_LIFT && inside_rim(p, n))
         .collect();
     if light.iter().filter(|&&l| l).count() * MIN_VEIL_SHARE < n * n {
         return None;
@@ -371,7 +374,13 @@ fn sees_through(dark: f32, alpha: f32, amount: &dyn Fn(f32) -> f32) -> bool {
 fn veil_lightness(crop: &Crop, face: f32) -> Option<(f32, f32)> {
     let n = crop.n;
     let clear = (face + LIGHTER_THAN_FACE).min(CLEAR_CAP);
-    let mut light: Vec<f32> = crop.luma.iter().copied().filter(|&l| l > clear).collect();
+    let mut light: Vec<f32> = crop
+        .luma
+        .iter()
+        .enumerate()
+        .filter(|&(p, &l)| l > clear && inside_rim(p, n))
+        .map(|(_, &l)| l)
+        .collect();
     if light.len() * MIN_VEIL_SHARE < n * n {
         return None;
     }
@@ -392,7 +401,10 @@ fn veiled_face(crop: &Crop, face: f32, veil: f32) -> Vec<bool> {
     let veiled_face: Vec<bool> = crop
         .luma
         .iter()
-        .map(|&l| l > face + VEILED_FACE_LIFT && (l - veil).abs() <= VEIL_TOLERANCE)
+        .enumerate()
+        .map(|(p, &l)| {
+            l > face + VEILED_FACE_LIFT && (l - veil).abs() <= VEIL_TOLERANCE && inside_rim(p, n)
+        })
         .collect();
     sizeable_stretches(&veiled_face, n)
 }
@@ -405,6 +417,28 @@ fn sizeable_stretches(mask: &[bool], n: usize) -> Vec<bool> {
         .chain(stretches.iter().map(|r| r.count * MIN_STRETCH >= n * n))
         .collect();
     labels.iter().map(|&l| sizeable[l as usize]).collect()
+}
+
+/// A path line enters a tile and leaves it (or ends on it) once: where it meets the tile's
+/// rim it covers at most twice its width, under a fifth of the rim. A lighter face along
+/// more of the rim than this share is the face's own (a glossy top half, a gradient), even
+/// where its edge is as crisp as a line's.
+const LINE_ALONG_RIM: f32 = 0.35;
+
+/// The share of the cells just inside the crop's rim that `mask` covers.
+fn along_rim(mask: &[bool], n: usize) -> f32 {
+    let ring: Vec<usize> = (0..n * n)
+        .filter(|&p| {
+            inside_rim(p, n)
+                && [p.wrapping_sub(1), p + 1, p.wrapping_sub(n), p + n]
+                    .iter()
+                    .any(|&q| q >= n * n || !inside_rim(q, n))
+        })
+        .collect();
+    if ring.is_empty() {
+        return 0.0;
+    }
+    ring.iter().filter(|&&p| mask[p]).count() as f32 / ring.len() as f32
 }
 
 /// Where the veiled face meets bare face (not ink), a drawn line's edge steps down by at least
@@ -420,7 +454,7 @@ const MIN_EDGE_SAMPLES: usize = 8;
 
 /// Whether the veiled face ends in crisp edges (a line drawn over the tile) rather than fading
 /// into the face (shading): the edge samples are veiled pixels with an unveiled neighbour whose
-/// pixel `EDGE_STEP` farther out is not ink.
+/// pixel `EDGE_STEP` farther out is not ink and lies inside the rim (`RIM`).
 fn crisp(crop: &Crop, veiled_face: &[bool], lift: f32, amount: &dyn Fn(f32) -> f32) -> bool {
     let n = crop.n as i64;
     let (mut samples, mut sharp) = (0usize, 0usize);
@@ -437,7 +471,10 @@ fn crisp(crop: &Crop, veiled_face: &[bool], lift: f32, amount: &dyn Fn(f32) -> f
                     continue;
                 }
                 let q = (qy * n + qx) as usize;
-                if veiled_face[(ny * n + nx) as usize] || amount(crop.luma[q]) >= 0.25 {
+                if veiled_face[(ny * n + nx) as usize]
+                    || amount(crop.luma[q]) >= 0.25
+                    || !inside_rim(q, crop.n)
+                {
                     continue;
                 }
                 samples += 1;
@@ -462,4 +499,28 @@ fn plateau_near(crop: &Crop, veiled_face: &[bool], veiled_ink: [f32; 3]) -> Vec<
     let plateau = open_twice(&plateau, n);
     let near = morphed(veiled_face, n, false, n / PLATEAU_REACH);
     plateau.iter().zip(&near).map(|(&p, &c)| p && c).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_meets_the_rim_where_it_crosses_it_and_a_lighter_half_all_along() {
+        let n = 100;
+        let mask = |f: &dyn Fn(usize, usize) -> bool| -> Vec<bool> {
+            (0..n * n).map(|p| f(p % n, p / n)).collect()
+        };
+        // A line 30 cells wide across the tile, and one ending in its middle.
+        let across = along_rim(&mask(&|_, y| (35..65).contains(&y)), n);
+        let ending = along_rim(&mask(&|x, y| x < 50 && (35..65).contains(&y)), n);
+        // The top half lighter, and a face lighter all but its bottom rows.
+        let half = along_rim(&mask(&|_, y| y < 50), n);
+        let most = along_rim(&mask(&|_, y| y < 80), n);
+        assert!(across <= LINE_ALONG_RIM, "{across}");
+        assert!(ending <= LINE_ALONG_RIM, "{ending}");
+        assert!(half > LINE_ALONG_RIM, "{half}");
+        assert!(most > LINE_ALONG_RIM, "{most}");
+        assert_eq!(along_rim(&vec![false; n * n], n), 0.0);
+    }
 }
