@@ -14,7 +14,7 @@
 
 use image::RgbaImage;
 
-use super::colour::distance;
+use super::colour::{self, distance};
 use super::grid::Grid;
 
 /// Samples along a gap's midline, from one end to the other: dense enough that a toast's
@@ -279,9 +279,9 @@ impl Streets {
     }
 }
 
-fn median(mut v: Vec<f32>) -> f32 {
-    v.sort_by(f32::total_cmp);
-    v[v.len() / 2]
+/// The median of `v`; 0 for none.
+fn median(v: Vec<f32>) -> f32 {
+    colour::median(v).unwrap_or(0.0)
 }
 
 /// The tiles' usual face colour: the median over points near each tile's corners (off the

@@ -3,7 +3,7 @@
 
 use image::RgbaImage;
 
-use crate::colour;
+use crate::colour::{self, median};
 
 /// The largest side a tile is worked at.
 pub(super) const WORK: usize = 112;
@@ -226,15 +226,6 @@ fn fit_line(pts: &[(f32, f32)]) -> (f32, f32) {
     let sxy: f32 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
     let b = sxy / sxx.max(f32::EPSILON);
     (my - b * mx, b)
-}
-
-/// The median of `values`, if any.
-fn median(mut values: Vec<f32>) -> Option<f32> {
-    if values.is_empty() {
-        return None;
-    }
-    let k = values.len() / 2;
-    Some(*values.select_nth_unstable_by(k, f32::total_cmp).1)
 }
 
 /// Brings a face shaded evenly from one side to the other (a gradient: lighter at the top,
