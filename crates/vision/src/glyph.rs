@@ -688,8 +688,21 @@ impl Classifier {
         let Some(alone) = by_references else {
             return Some((both, candidates));
         };
-        if both.tile == alone.tile || learned[both.tile as usize] <= TEMPLATE_SAME {
+        if learned[both.tile as usize] <= TEMPLATE_SAME {
             return Some((both, candidates));
+        }
+        if both.tile == alone.tile {
+            // A like glyph of the same face, not the very glyph again: it is as near to a
+            // like letter of the face that the profile has no template of (a stadium O to a
+            // condensed face's D) as to its own. Against such a runner-up the references
+            // alone can tell, and the template adds nothing.
+            let like_untaught = learned[alone.runner_up as usize].is_infinite();
+            let confidence = if like_untaught {
+                both.confidence.min(alone.confidence)
+            } else {
+                both.confidence
+            };
+            return Some((Verdict { confidence, ..both }, candidates));
         }
         let v = if learned[alone.tile as usize].is_infinite() {
             Verdict {

@@ -27,6 +27,7 @@ mod badge;
 mod crop;
 mod ink;
 mod mask;
+mod qu;
 #[cfg(test)]
 mod tests;
 mod veil;
@@ -34,11 +35,12 @@ mod veil;
 use image::RgbaImage;
 
 pub use super::glyph::SURE;
-use super::glyph::{Classifier, Features, Reference, Verdict};
+use super::glyph::{Classifier, Features, QU, Reference, Verdict};
 use super::grid::{Grid, Polarity};
 use crate::score::Bonus;
 use badge::tile_badge;
 pub use ink::{CROP, TileGlyph, tile_glyph};
+pub use qu::{QuMarks, marks};
 
 /// Faces darker than this (luma) are not tiles in play (a dimmed overlay, a disabled board).
 const MIN_FACE: f32 = 110.0;
@@ -338,6 +340,8 @@ struct Seen {
     in_sight: f32,
     /// The tiles the glyph may be (empty: any).
     allowed: &'static [u8],
+    /// The marks of a Q the glyph shows, when it is seen whole.
+    qu: QuMarks,
 }
 
 /// A tile where no glyph was found is looked at again this much wider (at most `room`, the
@@ -357,6 +361,10 @@ fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
         (glyph, features) = tile_features(img, c, wider);
     }
     let in_sight = features.as_ref().map_or(1.0, Features::share_in_sight);
+    let qu = match (&glyph.ink, &glyph.hidden) {
+        (Some(ink), None) => marks(ink),
+        _ => QuMarks::default(),
+    };
     Seen {
         face: glyph.face,
         glyph: glyph.ink.is_some(),
@@ -367,6 +375,7 @@ fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
         // its tail). Kept to two-letter glyphs, a lone Q was read as O, surely: 11-20 boards
         // of 400 wrong yet sure on the second generator, none since.
         allowed: &[],
+        qu,
     }
 }
 
@@ -420,11 +429,23 @@ fn judge(seen: &Seen, classifier: &Classifier) -> (u8, f32, u8) {
     };
     let confidence = if seen.veiled {
         veiled_trust(&v, seen.in_sight)
+    } else if v.tile == QU && ROUND_ALIKE.contains(&v.runner_up) && seen.qu.is_a_q() {
+        v.confidence.max(QU_MARKED)
     } else {
         v.confidence
     };
     (v.tile, confidence, v.runner_up)
 }
+
+/// The letters a Q is nearest to that have no tail and no second piece of their own: against
+/// them, a Q's marks (`QuMarks`) tell Qu apart. (R, P and A have a counter and ink below it
+/// that reaches as far as a tail; they are left to the references.)
+const ROUND_ALIKE: [u8; 4] = [b'O' - b'A', b'C' - b'A', b'G' - b'A', b'D' - b'A'];
+
+/// How sure a verdict of Qu is, at least, when its runner-up is `ROUND_ALIKE` and the glyph
+/// shows a Q's marks: sure, but under `BOARD_TEMPLATE` (no template for the rest of the
+/// board).
+const QU_MARKED: f32 = 0.3;
 
 /// How far the verdict `v` on a glyph under a veil, `in_sight` of it seen, is trusted.
 fn veiled_trust(v: &Verdict, in_sight: f32) -> f32 {
