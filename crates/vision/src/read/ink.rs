@@ -195,10 +195,81 @@ pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
             ink.v[i] = ink_of[i];
         }
     }
+    if hidden.is_none() {
+        cut_corner_value(&mut ink);
+    }
     TileGlyph {
         face,
         ink: Some(ink),
         hidden,
+    }
+}
+
+/// A capital's ink rises to one cap line across its width. Ink that rises above the cap line
+/// of the rest of the glyph by more than this share of the crop's side, in the glyph's outer
+/// `CORNER_SIDE` on one side only, is a corner value drawn touching the letter (a 5 on a
+/// W's right arm), not the letter.
+const ABOVE_CAP: f32 = 0.03;
+
+/// The share of the glyph's width, each side, a corner value joined to it may lie in; the cap
+/// line is taken on the rest, from the other side.
+const CORNER_SIDE: f32 = 0.35;
+
+/// The share of the glyph's width between a corner and the rest, where an arm rising to the
+/// cap line may still climb, left out of both.
+const CORNER_GAP: f32 = 0.05;
+
+/// Takes off the ink of a corner value joined to the glyph (`ABOVE_CAP`): what of it lies
+/// above the cap line, and what hangs beside the letter in columns the letter does not reach
+/// down. Only what rises apart in the outer part of one side, and less than half the glyph's
+/// height, is taken: a glyph leaning or rotated rises on one side across its whole width,
+/// and a letter of its own height beside the glyph is no corner value.
+fn cut_corner_value(ink: &mut Ink) {
+    let Some((x0, y0, x1, y1)) = ink.ink_box() else {
+        return;
+    };
+    let (n, bw, bh) = (ink.w, x1 - x0, y1 - y0);
+    let top = |x: usize| (y0..y1).find(|&y| ink.v[y * n + x] >= 0.5);
+    let side = (bw as f32 * CORNER_SIDE).round() as usize;
+    let gap = (bw as f32 * CORNER_GAP).round() as usize;
+    let margin = (n as f32 * ABOVE_CAP).ceil() as usize;
+    // The right corner against the cap of the columns left of it, then the left corner.
+    for (corner, others) in [
+        (x1 - side..x1, x0..x1 - side - gap),
+        (x0..x0 + side, x0 + side + gap..x1),
+    ] {
+        let Some(cap) = others.clone().filter_map(top).min() else {
+            continue;
+        };
+        let Some(highest) = corner.clone().filter_map(top).min() else {
+            continue;
+        };
+        // The value stands apart from the rest above the cap line: the corner's innermost
+        // column does not rise (a round letter's shoulder, a Q's arc beside a small u, a
+        // glyph leaning up to one side all rise from the rest).
+        let inner = if corner.start == x0 {
+            corner.end - 1
+        } else {
+            corner.start
+        };
+        let apart = top(inner).is_none_or(|t| t + margin / 2 >= cap);
+        if !apart || highest + margin > cap || (cap - highest) * 2 > bh {
+            continue;
+        }
+        for x in corner.clone() {
+            // What of the value hangs below the cap line beside the letter goes too: a
+            // column with no ink below the cap line's band is the value's alone.
+            let letter = (cap + margin..y1).any(|y| ink.v[y * n + x] >= 0.5);
+            let end = if letter {
+                cap.saturating_sub(margin / 2)
+            } else {
+                cap + margin
+            };
+            for y in highest..end.min(y1) {
+                ink.v[y * n + x] = 0.0;
+            }
+        }
+        return;
     }
 }
 

@@ -923,3 +923,28 @@ fn a_q_with_a_short_tail_is_read_as_qu_surely_and_an_o_as_o() {
     assert_eq!(letter, 14);
     assert!(confidence >= SURE, "{confidence}");
 }
+
+#[test]
+fn a_corner_value_drawn_touching_the_letter_is_not_read_with_it() {
+    // A game's point value in the tile's top right corner, its foot on the letter's top: one
+    // region with the letter. Read with it, these were a K (H, N), a Y (T) and an M at 3%.
+    use super::super::corpus::text_centred;
+    let (face, ink) = (rgba([240, 230, 205]), rgba([40, 30, 30]));
+    let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
+    let classifier = Classifier::built_in();
+    for (letter, tile, dx, dy) in [
+        ("H", 7, 38.0, -42.0),
+        ("M", 12, 40.0, -40.0),
+        ("N", 13, 38.0, -42.0),
+        ("T", 19, 40.0, -44.0),
+        ("W", 22, 44.0, -40.0),
+    ] {
+        let mut img = RgbaImage::from_pixel(240, 240, face);
+        text_centred(&mut img, &font, letter, 120.0, 120.0, 120.0, ink);
+        text_centred(&mut img, &font, "5", 120.0 + dx, 120.0 + dy, 40.0, ink);
+        let seen = see_tile(&img, (120.0, 120.0), 220.0, 240.0);
+        let (read, confidence, runner_up) = judge(&seen, &classifier);
+        assert_eq!(read, tile, "{letter}: {runner_up} at {confidence}");
+        assert!(confidence >= SURE, "{letter}: {confidence}");
+    }
+}
