@@ -269,17 +269,24 @@ fn not_responding(img: &mut RgbaImage, layout: &Layout) {
     );
 }
 
+/// The sky from top to bottom, a colour a row (drawn for every screenshot: a row at a time).
 fn background(img: &mut RgbaImage) {
-    let h = img.height().max(1) as f32;
-    for (_, y, p) in img.enumerate_pixels_mut() {
+    let (w, h) = (img.width() as usize, img.height().max(1) as f32);
+    if w == 0 {
+        return;
+    }
+    for (y, row) in img.chunks_exact_mut(w * 4).enumerate() {
         let t = y as f32 / h;
         let mix = |a: u8, b: u8| (a as f32 * (1.0 - t) + b as f32 * t).round() as u8;
-        *p = Rgba([
+        let p = [
             mix(SKY_TOP[0], SKY_BOTTOM[0]),
             mix(SKY_TOP[1], SKY_BOTTOM[1]),
             mix(SKY_TOP[2], SKY_BOTTOM[2]),
             255,
-        ]);
+        ];
+        for px in row.chunks_exact_mut(4) {
+            px.copy_from_slice(&p);
+        }
     }
 }
 

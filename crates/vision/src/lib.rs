@@ -122,10 +122,21 @@ fn plausible(w: u32, h: u32) -> bool {
 }
 
 /// An opaque w x h image from 32-bit pixels whose red, green and blue are the bytes at `rgb`.
+/// Every look at a phone decodes one (2.6 million pixels at 1080x2400): pixels are written in
+/// place, and in RGBA order copied whole, only the alpha set.
 fn opaque(data: &[u8], w: u32, h: u32, rgb: [usize; 3]) -> Result<RgbaImage, VisionError> {
-    let mut out = Vec::with_capacity(data.len());
-    for p in data.chunks_exact(4) {
-        out.extend_from_slice(&[p[rgb[0]], p[rgb[1]], p[rgb[2]], 255]);
+    let whole = data.len() / 4 * 4;
+    let mut out = if rgb == [0, 1, 2] {
+        data[..whole].to_vec()
+    } else {
+        let mut out = vec![0; whole];
+        for (o, p) in out.chunks_exact_mut(4).zip(data.chunks_exact(4)) {
+            o[..3].copy_from_slice(&[p[rgb[0]], p[rgb[1]], p[rgb[2]]]);
+        }
+        out
+    };
+    for p in out.chunks_exact_mut(4) {
+        p[3] = 255;
     }
     RgbaImage::from_raw(w, h, out).ok_or(VisionError::NotAnImage(data.len()))
 }
