@@ -99,6 +99,27 @@ pub(super) fn face_luma(crop: &Crop) -> f32 {
     (0..256).max_by_key(|&i| smooth(i)).unwrap_or(0) as f32
 }
 
+/// The cells of the ring just inside the crop's rim (`RIM`) this wide, as a share of the side.
+const RING: f32 = 0.05;
+
+/// The median lightness of the ring just inside the crop's rim: the face's, taken where no
+/// letter reaches. On a face shaded so widely that no lightness of it is common, the
+/// commonest (`face_luma`) can be the ink's.
+pub(super) fn ring_luma(crop: &Crop) -> Option<f32> {
+    let n = crop.n;
+    let inner = rim_inside(n);
+    let width = ((n as f32 * RING).ceil() as usize).max(1);
+    let ring = |i: usize| i < inner.start + width || i + width >= inner.end;
+    let cells: Vec<f32> = (0..n * n)
+        .filter(|&p| {
+            let (x, y) = (p % n, p / n);
+            inner.contains(&x) && inner.contains(&y) && (ring(x) || ring(y))
+        })
+        .map(|p| crop.luma[p])
+        .collect();
+    median(cells)
+}
+
 /// The darkest ink near the middle of the crop: the `DARK_PER_MILLE` percentile of its
 /// middle's lightness.
 pub(super) fn darkest_in_middle(crop: &Crop) -> f32 {

@@ -3,7 +3,9 @@
 
 use image::RgbaImage;
 
-use super::crop::{Crop, INK, WORK, crop, darkest_in_middle, face_luma, flatten, mean_colour_near};
+use super::crop::{
+    Crop, INK, WORK, crop, darkest_in_middle, face_luma, flatten, mean_colour_near, ring_luma,
+};
 use super::veil::{Veil, reaches_edge, unmix, unveil, veiled_ink_darkness, veiled_strokes};
 use crate::glyph::Ink;
 use crate::regions::{Region, Touch, label};
@@ -76,11 +78,41 @@ impl TileGlyph {
 
 /// Isolates the main glyph of the tile centred on `c`.
 pub fn tile_glyph(img: &RgbaImage, c: (f32, f32), tile: f32) -> TileGlyph {
+    tile_glyph_with(img, c, tile, Face::Commonest)
+}
+
+/// How a tile's face lightness is found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Face {
+    /// The commonest lightness of the crop (no glyph where the ring inside the crop's rim
+    /// shows that to be the ink's).
+    Commonest,
+    /// The commonest, or, where that is no lighter than the ink by a glyph's contrast, the
+    /// ring inside the crop's rim when it is (`crop::ring_luma`). A last resort: on a crop
+    /// that cuts the glyph short the ring finds a glyph where none was read before, and a
+    /// wider crop, which sees it whole, is tried first.
+    OrRing,
+}
+
+/// `tile_glyph`, the face found as `how` says.
+pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> TileGlyph {
     let mut crop = crop(img, c, tile * CROP, WORK);
     flatten(&mut crop);
     let n = crop.n;
-    let face = face_luma(&crop);
+    let mut face = face_luma(&crop);
     let mut dark = darkest_in_middle(&crop);
+    // On a face shaded so widely that none of its lightnesses is common, a heavy letter's ink
+    // can be the commonest: then the ring inside the crop's rim, where no letter reaches, is
+    // lighter than it by a glyph's contrast, and it is the face.
+    if face - dark < MIN_CONTRAST
+        && let Some(ring) = ring_luma(&crop).filter(|&r| r - face >= MIN_CONTRAST)
+    {
+        match how {
+            Face::OrRing => face = ring,
+            // Not a glyph under a line (whose face is the commonest): no glyph, this way.
+            Face::Commonest => return TileGlyph::blank(face),
+        }
+    }
     // A glyph wholly under a nearly opaque line is lighter than the face there: its darkness
     // is what the veiled ink unblends to.
     if face - dark < MIN_CONTRAST {

@@ -39,7 +39,7 @@ use super::glyph::{Classifier, Features, QU, Reference, Verdict};
 use super::grid::{Grid, Polarity};
 use crate::score::Bonus;
 use badge::tile_badge;
-pub use ink::{CROP, TileGlyph, tile_glyph};
+pub use ink::{CROP, Face, TileGlyph, tile_glyph, tile_glyph_with};
 pub use qu::{QuMarks, marks};
 
 /// Faces darker than this (luma) are not tiles in play (a dimmed overlay, a disabled board).
@@ -319,7 +319,17 @@ fn read_found(
 /// The main glyph of the tile centred on `c` and its features (what of it a veil hides
 /// counting less).
 pub fn tile_features(img: &RgbaImage, c: (f32, f32), tile: f32) -> (TileGlyph, Option<Features>) {
-    let glyph = tile_glyph(img, c, tile);
+    tile_features_with(img, c, tile, Face::Commonest)
+}
+
+/// `tile_features`, the face found as `how` says.
+pub fn tile_features_with(
+    img: &RgbaImage,
+    c: (f32, f32),
+    tile: f32,
+    how: Face,
+) -> (TileGlyph, Option<Features>) {
+    let glyph = tile_glyph_with(img, c, tile, how);
     let features = glyph
         .ink
         .as_ref()
@@ -355,10 +365,22 @@ const WIDER: f32 = 1.3;
 /// Finds the glyph of the tile centred on `c` (`tile` its side as the grid has it, at most
 /// `room` in fact) and what it may be.
 fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
-    let (mut glyph, mut features) = tile_features(img, c, tile);
     let wider = (tile * WIDER).min(room);
-    if glyph.ink.is_none() && wider > tile {
-        (glyph, features) = tile_features(img, c, wider);
+    let mut sizes = vec![tile];
+    if wider > tile {
+        sizes.push(wider);
+    }
+    // The face as the commonest lightness, at the grid's size then wider; then from the ring
+    // inside the crop's rim, likewise (`Face::OrRing`).
+    let (mut glyph, mut features) = tile_features(img, c, tile);
+    let tries = [Face::Commonest, Face::OrRing]
+        .into_iter()
+        .flat_map(|how| sizes.iter().map(move |&side| (side, how)));
+    for (side, how) in tries.skip(1) {
+        if glyph.ink.is_some() {
+            break;
+        }
+        (glyph, features) = tile_features_with(img, c, side, how);
     }
     let in_sight = features.as_ref().map_or(1.0, Features::share_in_sight);
     let qu = match (&glyph.ink, &glyph.hidden) {

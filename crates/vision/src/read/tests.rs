@@ -948,3 +948,39 @@ fn a_corner_value_drawn_touching_the_letter_is_not_read_with_it() {
         assert!(confidence >= SURE, "{letter}: {confidence}");
     }
 }
+
+#[test]
+fn a_heavy_letter_on_a_face_shaded_widely_is_found() {
+    // A face shaded from 245 at its top to 150 at its foot spreads over so many levels that
+    // a heavy letter's ink was its commonest lightness, taken for the face: no glyph found.
+    use super::super::corpus::text_centred;
+    use super::crop::{crop, face_luma};
+    let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
+    let mut img = RgbaImage::from_pixel(240, 240, rgba(GAP));
+    for y in 20..220u32 {
+        let v = (245.0 - 95.0 * (y - 20) as f32 / 200.0) as u8;
+        for x in 20..220 {
+            img.put_pixel(x, y, rgba([v, v, v.saturating_add(8)]));
+        }
+    }
+    text_centred(
+        &mut img,
+        &font,
+        "W",
+        120.0,
+        120.0,
+        140.0,
+        rgba([30, 20, 20]),
+    );
+    let shaded = crop(&img, (120.0, 120.0), 200.0 * CROP, WORK);
+    assert!(
+        face_luma(&shaded) < 60.0,
+        "the ink is the commonest lightness"
+    );
+    // No room for a wider crop: the grid's tile is the pitch.
+    let seen = see_tile(&img, (120.0, 120.0), 200.0, 200.0);
+    assert!(seen.glyph, "a glyph is found");
+    let (tile, confidence, runner_up) = judge(&seen, &Classifier::built_in());
+    assert_eq!(tile, 22, "{runner_up} at {confidence}");
+    assert!(confidence >= SURE, "{confidence}");
+}
