@@ -13,7 +13,7 @@ use crate::regions::{Region, Touch, label};
 /// Pixels with at least this much ink are the glyph's.
 const INK: f32 = 0.5;
 
-/// A piece of ink smaller than this share of the largest is a speck.
+/// A piece of ink smaller than 1/SPECK of the largest is a speck.
 const SPECK: usize = 30;
 
 /// What of a Q a glyph shows.
@@ -21,14 +21,14 @@ const SPECK: usize = 30;
 pub struct QuMarks {
     /// How far the bowl's outline reaches farther below its counter than above it, at the
     /// column where it does most (beyond what it does across the bowl), as a share of the
-    /// bowl's height: about 0 for an O, the tail's reach for a Q. 0 when the glyph's largest
-    /// piece has not exactly one counter.
+    /// largest piece's height: about 0 for an O, the tail's reach for a Q. 0 when that piece
+    /// has not exactly one counter.
     pub tail: f32,
     /// A small u stands on the bowl's baseline to its right.
     pub small_u: bool,
 }
 
-/// A tail that reaches this share of the bowl's height farther below its counter than the
+/// A tail that reaches this share of the glyph's height farther below its counter than the
 /// rest of its outline does is a Q's. Measured with `examples/qu_marks.rs` on the developed
 /// family, seed 1: O 0.065 at most (171 tiles), D 0.143 (one of 176, 0.056 the next).
 const TAIL: f32 = 0.12;
