@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::regions::{Touch, label};
+use super::regions::{Region, Touch, label};
 
 /// The side of the feature grid.
 pub const SIDE: usize = 16;
@@ -139,18 +139,26 @@ impl Ink {
 /// Counts the regions without ink inside the box that do not reach its edge and hold at
 /// least 1/150 of its area (smaller ones are noise).
 pub(super) fn holes(ink: &Ink, (x0, y0, x1, y1): (usize, usize, usize, usize)) -> u8 {
-    let (w, h) = (x1 - x0, y1 - y0);
-    let empty: Vec<bool> = (0..w * h)
-        .map(|p| ink.v[(y0 + p / w) * ink.w + x0 + p % w] < 0.5)
-        .collect();
-    let min = (w * h / 150).max(2);
-    // 4-connected background, as the ink is 8-connected.
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let n = label(|p| empty[p], w, h, Touch::Four, &mut labels, &mut stack)
-        .iter()
-        .filter(|r| !r.edge && r.count >= min)
-        .count();
+    let w = x1 - x0;
+    let n = counters(
+        |p| ink.v[(y0 + p / w) * ink.w + x0 + p % w] < 0.5,
+        w,
+        y1 - y0,
+    )
+    .len();
     n.min(u8::MAX as usize) as u8
+}
+
+/// The counters of a w x h box whose cells `empty` says are free of ink: the regions of
+/// them (4-connected, as the ink is 8-connected) that do not reach the box's edge and hold at
+/// least 1/150 of its area (smaller ones are noise), with boxes in its cells.
+pub(crate) fn counters(empty: impl Fn(usize) -> bool, w: usize, h: usize) -> Vec<Region> {
+    let min = (w * h / 150).max(2);
+    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    label(empty, w, h, Touch::Four, &mut labels, &mut stack)
+        .into_iter()
+        .filter(|r| !r.edge && r.count >= min)
+        .collect()
 }
 
 /// How far along `line` (indices into the fine grid, from one side inwards) the ink starts, as

@@ -7,7 +7,7 @@
 //! are measured on the glyph's own ink map, at the working resolution, where the tail is
 //! tens of pixels; they confirm a verdict of Qu, never make one.
 
-use crate::features::Ink;
+use crate::features::{self, Ink};
 use crate::regions::{Region, Touch, label};
 
 /// Pixels with at least this much ink are the glyph's.
@@ -70,16 +70,13 @@ pub fn marks(ink: &Ink) -> QuMarks {
     }
 }
 
-/// The counters (enclosed regions without ink, not specks) of the piece `main`, their boxes
-/// on the map.
+/// The counters of the piece `main` (`features::counters`: other pieces in its box count as
+/// empty), their boxes on the map.
 fn counters(labels: &[u32], w: usize, main: &Region) -> Vec<Region> {
-    let (bw, bh) = (main.x1 - main.x0, main.y1 - main.y0);
+    let bw = main.x1 - main.x0;
     let outside = |p: usize| labels[(main.y0 + p / bw) * w + main.x0 + p % bw] != main.id;
-    let (mut l, mut s) = (Vec::new(), Vec::new());
-    let min = (bw * bh / 150).max(2);
-    label(outside, bw, bh, Touch::Four, &mut l, &mut s)
+    features::counters(outside, bw, main.y1 - main.y0)
         .into_iter()
-        .filter(|r| !r.edge && r.count >= min)
         .map(|c| Region {
             x0: c.x0 + main.x0,
             x1: c.x1 + main.x0,
