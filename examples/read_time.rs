@@ -3,10 +3,11 @@
 //!
 //!     cargo run --release --example read_time -- [--rounds N] FILE...
 //!
-//! Prints, per file, the median and the fastest read in ms over N rounds (default 20), and
-//! what was read (a board, or why not).
+//! Prints, per file, the median and the fastest read in ms over N rounds (default 20), the
+//! median of the grid search alone (`grid::find_either`, which the read begins with), and what
+//! was read (a board, or why not).
 
-use scramblebot::vision::{glyph::Classifier, read};
+use scramblebot::vision::{glyph::Classifier, grid, read};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -20,8 +21,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for file in args {
         let img = image::open(&file)?.to_rgba8();
         let mut times = Vec::with_capacity(rounds);
+        let mut grid_times = Vec::with_capacity(rounds);
         let mut what = String::new();
         for _ in 0..rounds.max(1) {
+            let start = Instant::now();
+            std::hint::black_box(grid::find_either(&img));
+            grid_times.push(start.elapsed().as_secs_f64() * 1e3);
             let start = Instant::now();
             let r = read::read_on(&img, None, &classifier, 1);
             times.push(start.elapsed().as_secs_f64() * 1e3);
@@ -31,12 +36,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
         }
         times.sort_by(f64::total_cmp);
+        grid_times.sort_by(f64::total_cmp);
         println!(
-            "{file} {}x{}: median {:.1} ms, fastest {:.1} ms: {what}",
+            "{file} {}x{}: median {:.1} ms, fastest {:.1} ms, grid search {:.1} ms: {what}",
             img.width(),
             img.height(),
             times[times.len() / 2],
-            times[0]
+            times[0],
+            grid_times[grid_times.len() / 2]
         );
     }
     Ok(())

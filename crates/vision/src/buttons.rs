@@ -12,7 +12,7 @@
 use image::RgbaImage;
 
 use super::grid::Grid;
-use super::regions::{Touch, label};
+use super::regions::{Runs, Touch, label};
 
 /// Sum of channel differences from the row's median that makes a pixel foreground.
 const CONTRAST: i32 = 60;
@@ -61,8 +61,8 @@ pub fn find(img: &RgbaImage, grid: &Grid) -> Vec<Button> {
             fore[y * w + x] = d > CONTRAST;
         }
     }
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let regions = label(|i| fore[i], w, rows, Touch::Eight, &mut labels, &mut stack);
+    let (mut labels, mut runs) = (Vec::new(), Runs::default());
+    let regions = label(|i| fore[i], w, rows, Touch::Eight, &mut labels, &mut runs);
     // Button-sized, roughly round or square, mostly filled, whole.
     let mut blobs: Vec<Button> = regions
         .iter()

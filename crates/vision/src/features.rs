@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::regions::{Region, Touch, label};
+use super::regions::{Region, Runs, Touch, label};
 
 /// The side of the feature grid.
 pub const SIDE: usize = 16;
@@ -154,8 +154,8 @@ pub(super) fn holes(ink: &Ink, (x0, y0, x1, y1): (usize, usize, usize, usize)) -
 /// least 1/150 of its area (smaller ones are noise), with boxes in its cells.
 pub(crate) fn counters(empty: impl Fn(usize) -> bool, w: usize, h: usize) -> Vec<Region> {
     let min = (w * h / 150).max(2);
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    label(empty, w, h, Touch::Four, &mut labels, &mut stack)
+    let (mut labels, mut runs) = (Vec::new(), Runs::default());
+    label(empty, w, h, Touch::Four, &mut labels, &mut runs)
         .into_iter()
         .filter(|r| !r.edge && r.count >= min)
         .collect()
@@ -169,21 +169,67 @@ pub(super) fn inset(fine: &[f32], line: &[u16; FINE]) -> f32 {
         .map_or(1.0, |p| p as f32 / FINE as f32)
 }
 
+/// Sub-samples a side of a fine grid's point: each point is the mean of 2x2.
+const SUB: usize = 2;
+
 /// The ink of the box (x0, y0, width, height) of `ink` stretched to a `FINE` x `FINE` grid,
 /// each point the mean of 2x2 bilinear samples.
+///
+/// Worked as `Ink::bilinear` works, in two steps: the samples' columns are fixed, so each map
+/// row a sample needs is interpolated across them once (rows shared by neighbouring samples
+/// once between them), and each sample is then between two such rows. The values are those of
+/// `Ink::bilinear` to the bit: the same products, added in the same order.
 fn fine_grid(ink: &Ink, (x0, y0, bw, bh): (usize, usize, f32, f32)) -> [f32; FINE * FINE] {
-    const SUB: usize = 2;
+    const N: usize = FINE * SUB;
+    // A sample's position on one axis: the pixel before it and how far past that pixel.
+    let at = |start: usize, span: f32, i: usize| {
+        let p = start as f32 + (i as f32 + 0.5) / N as f32 * span - 0.5;
+        (p.floor(), p - p.floor())
+    };
+    let columns: [(f32, f32); N] = std::array::from_fn(|i| at(x0, bw, i));
+    // Map row `r` (a float, which may lie outside) interpolated at every sample's column.
+    let across = |r: f32, out: &mut [f32; N]| {
+        if r < 0.0 || r >= ink.h as f32 {
+            out.fill(0.0);
+            return;
+        }
+        let row = &ink.v[r as usize * ink.w..][..ink.w];
+        let get = |xi: f32| {
+            if xi < 0.0 || xi >= ink.w as f32 {
+                0.0
+            } else {
+                row[xi as usize]
+            }
+        };
+        for (o, &(c, fx)) in out.iter_mut().zip(&columns) {
+            *o = get(c) * (1.0 - fx) + get(c + 1.0) * fx;
+        }
+    };
+    let (mut top, mut bottom) = ([0f32; N], [0f32; N]);
+    let mut rows_at = f32::NAN;
+    let mut samples = [[0f32; N]; SUB];
     let mut fine = [0f32; FINE * FINE];
     for fy in 0..FINE {
+        for (sy, line) in samples.iter_mut().enumerate() {
+            let (r, fyr) = at(y0, bh, fy * SUB + sy);
+            if r != rows_at {
+                if r == rows_at + 1.0 {
+                    top = bottom;
+                } else {
+                    across(r, &mut top);
+                }
+                across(r + 1.0, &mut bottom);
+                rows_at = r;
+            }
+            for (l, (&t, &b)) in line.iter_mut().zip(top.iter().zip(&bottom)) {
+                *l = t * (1.0 - fyr) + b * fyr;
+            }
+        }
         for fx in 0..FINE {
             let mut sum = 0.0;
-            for sy in 0..SUB {
-                for sx in 0..SUB {
-                    let u = (fx * SUB + sx) as f32 + 0.5;
-                    let v = (fy * SUB + sy) as f32 + 0.5;
-                    let x = x0 as f32 + u / (FINE * SUB) as f32 * bw - 0.5;
-                    let y = y0 as f32 + v / (FINE * SUB) as f32 * bh - 0.5;
-                    sum += ink.bilinear(x, y);
+            for line in &samples {
+                for sample in &line[fx * SUB..(fx + 1) * SUB] {
+                    sum += sample;
                 }
             }
             fine[fy * FINE + fx] = sum / (SUB * SUB) as f32;
@@ -425,5 +471,55 @@ impl Features {
             + ASPECT_WEIGHT * da * da
             + PROFILE_WEIGHT * dp
             + HOLE_WEIGHT * self.hole_gap(other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scramblebot_core::sample::Rng;
+
+    /// The fine grid as defined: each point the mean of its 2x2 samples, each sample taken
+    /// alone by `Ink::bilinear`.
+    fn fine_grid_by_samples(ink: &Ink, (x0, y0, bw, bh): (usize, usize, f32, f32)) -> Vec<f32> {
+        let n = (FINE * SUB) as f32;
+        let mut fine = vec![0f32; FINE * FINE];
+        for fy in 0..FINE {
+            for fx in 0..FINE {
+                let mut sum = 0.0;
+                for sy in 0..SUB {
+                    for sx in 0..SUB {
+                        let u = (fx * SUB + sx) as f32 + 0.5;
+                        let v = (fy * SUB + sy) as f32 + 0.5;
+                        let x = x0 as f32 + u / n * bw - 0.5;
+                        let y = y0 as f32 + v / n * bh - 0.5;
+                        sum += ink.bilinear(x, y);
+                    }
+                }
+                fine[fy * FINE + fx] = sum / (SUB * SUB) as f32;
+            }
+        }
+        fine
+    }
+
+    /// The fine grid, worked row by row, is the one sample by sample to the bit, on boxes
+    /// smaller and larger than the grid, at the map's edges and reaching past them.
+    #[test]
+    fn the_fine_grid_is_its_samples_to_the_bit() {
+        let mut rng = Rng::new(0x853c_49e6_748f_ea9b);
+        for case in 0..300 {
+            let (w, h) = (1 + rng.below(120), 1 + rng.below(120));
+            let mut ink = Ink::new(w, h);
+            for v in &mut ink.v {
+                *v = rng.below(1000) as f32 / 999.0;
+            }
+            let (x0, y0) = (rng.below(w), rng.below(h));
+            let bw = 1.0 + rng.below(w - x0 + 2) as f32;
+            let bh = 1.0 + rng.below(h - y0 + 2) as f32;
+            let want = fine_grid_by_samples(&ink, (x0, y0, bw, bh));
+            let got = fine_grid(&ink, (x0, y0, bw, bh));
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "case {case}: {w} x {h}");
+        }
     }
 }

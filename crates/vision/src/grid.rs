@@ -22,7 +22,7 @@
 use image::RgbaImage;
 
 use super::colour::distance;
-use super::regions::{Touch, label};
+use super::regions::{Runs, Touch, label};
 
 /// The working width the screen is shrunk to.
 const WORK_WIDTH: u32 = 360;
@@ -95,7 +95,8 @@ fn shrunk_size(img: &RgbaImage) -> (usize, usize, usize) {
 }
 
 /// Sums each f x f block of `img`'s channels (red, green, blue) into one output pixel, and
-/// hands each row of `w` sums to `row` with its index, for `h` rows.
+/// hands each row of `w` sums to `row` with its index, for `h` rows. The f lines of a block
+/// row are first added byte by byte (which vectorises), then each block's f pixels.
 fn block_sums(
     img: &RgbaImage,
     (f, w, h): (usize, usize, usize),
@@ -103,54 +104,54 @@ fn block_sums(
 ) {
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
+    let mut columns = vec![0u32; w * f * 4];
     let mut sums = vec![[0u32; 3]; w];
     for y in 0..h {
-        sums.fill([0; 3]);
+        columns.fill(0);
         for dy in 0..f {
             let line = &raw[(y * f + dy) * stride..][..w * f * 4];
-            for (sum, block) in sums.iter_mut().zip(line.chunks_exact(f * 4)) {
-                for p in block.chunks_exact(4) {
-                    for (s, &v) in sum.iter_mut().zip(p) {
-                        *s += u32::from(v);
-                    }
-                }
+            for (c, &v) in columns.iter_mut().zip(line) {
+                *c += u32::from(v);
             }
+        }
+        for (sum, block) in sums.iter_mut().zip(columns.chunks_exact(f * 4)) {
+            *sum = block
+                .chunks_exact(4)
+                .fold([0; 3], |[r, g, b], p| [r + p[0], g + p[1], b + p[2]]);
         }
         row(y, &sums);
     }
 }
 
-fn shrink(img: &RgbaImage) -> Shrunk {
+/// The screen's lightness shrunk, and, with `colours`, its colours shrunk alike (row-major, the
+/// same size; empty without), from one pass over the screen.
+fn shrink(img: &RgbaImage, colours: bool) -> (Shrunk, Vec<[u8; 3]>) {
     let size @ (f, w, h) = shrunk_size(img);
     let mut luma = vec![0u8; w * h];
-    let area = 1000 * (f * f) as u64;
+    let mut rgb = vec![[0u8; 3]; if colours { w * h } else { 0 }];
+    // Means are floored quotients of whole numbers. Taken in f64, where the sums are exact and
+    // a quotient is at least 1 / (1000 f^2) short of the next whole number (far more than its
+    // rounding), the floor is the integer division's, without its cost.
+    let area = (f * f) as f64;
     block_sums(img, size, |y, sums| {
         for (l, sum) in luma[y * w..(y + 1) * w].iter_mut().zip(sums) {
             // Rec. 601 luma in thousandths.
-            let [r, g, b] = sum.map(u64::from);
-            *l = ((299 * r + 587 * g + 114 * b) / area) as u8;
+            let [r, g, b] = sum.map(f64::from);
+            *l = ((299.0 * r + 587.0 * g + 114.0 * b) / (1000.0 * area)) as u8;
+        }
+        if colours {
+            for (c, sum) in rgb[y * w..(y + 1) * w].iter_mut().zip(sums) {
+                *c = sum.map(|s| (f64::from(s) / area) as u8);
+            }
         }
     });
-    Shrunk {
+    let s = Shrunk {
         w,
         h,
         luma,
         scale: f as f32,
-    }
-}
-
-/// The screen's colours, shrunk as `shrink` shrinks its lightness (row-major, the same size).
-/// Taken only when the search turns to colours: most screens never need them.
-fn shrink_colours(img: &RgbaImage) -> Vec<[u8; 3]> {
-    let size @ (f, w, h) = shrunk_size(img);
-    let mut rgb = vec![[0u8; 3]; w * h];
-    let area = (f * f) as u32;
-    block_sums(img, size, |y, sums| {
-        for (c, sum) in rgb[y * w..(y + 1) * w].iter_mut().zip(sums) {
-            *c = sum.map(|s| (s / area) as u8);
-        }
-    });
-    rgb
+    };
+    (s, rgb)
 }
 
 /// `s` at half its size (2x2 means).
@@ -194,7 +195,7 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
             h,
             Touch::Four,
             &mut scratch.labels,
-            &mut scratch.stack,
+            &mut scratch.runs,
         ),
         Some(Opening { r, max_hole }) => {
             let mut mask: Vec<bool> = s.luma.iter().map(|&l| l >= threshold).collect();
@@ -204,7 +205,7 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
                 h,
                 Touch::Four,
                 &mut scratch.labels,
-                &mut scratch.stack,
+                &mut scratch.runs,
             );
             let enclosed: Vec<bool> = std::iter::once(false)
                 .chain(holes.iter().map(|h| {
@@ -221,7 +222,7 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
                 h,
                 Touch::Four,
                 &mut scratch.labels,
-                &mut scratch.stack,
+                &mut scratch.runs,
             )
         }
     };
@@ -248,28 +249,52 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
 }
 
 /// Erosion (`erode`: set where the whole square of half-side `r` around is set; outside the
-/// image counts as set) or dilation (set where any of it is) of a w x h mask, from a table of
-/// running counts, so its cost does not grow with `r`.
+/// image counts as set) or dilation (set where any of it is) of a w x h mask. A square is a
+/// row's stretch then a column's: each row is taken with itself shifted by up to `r` either
+/// way (all set, or any), then each column from a running count per column. Both work on
+/// whole rows at a time, which vectorises.
 fn square(mask: &[bool], w: usize, h: usize, r: usize, erode: bool) -> Vec<bool> {
-    // sums[(y * (w + 1)) + x]: set pixels above and left of (x, y), exclusive.
-    let mut sums = vec![0u32; (w + 1) * (h + 1)];
-    for y in 0..h {
-        let mut row = 0;
-        for x in 0..w {
-            row += u32::from(mask[y * w + x]);
-            sums[(y + 1) * (w + 1) + x + 1] = sums[y * (w + 1) + x + 1] + row;
+    // Whether (x, y) is set after the row's stretch alone.
+    let mut across = vec![0u8; w * h];
+    // A row with r pixels beyond each end, which count as set for erosion and unset for
+    // dilation.
+    let mut padded = vec![u8::from(erode); w + 2 * r];
+    for (row, out) in mask.chunks_exact(w).zip(across.chunks_exact_mut(w)) {
+        for (p, &m) in padded[r..r + w].iter_mut().zip(row) {
+            *p = u8::from(m);
         }
+        out.copy_from_slice(&padded[..w]);
+        for shift in 1..=2 * r {
+            for (o, &p) in out.iter_mut().zip(&padded[shift..shift + w]) {
+                *o = if erode { *o & p } else { *o | p };
+            }
+        }
+    }
+    // Rows y - r ..= y + r (those inside) counted per column, kept running down the columns.
+    let mut count = vec![0u32; w];
+    let add = |count: &mut [u32], y: usize, sign: bool| {
+        for (c, &a) in count.iter_mut().zip(&across[y * w..(y + 1) * w]) {
+            if sign {
+                *c += u32::from(a);
+            } else {
+                *c -= u32::from(a);
+            }
+        }
+    };
+    for y in 0..r.min(h) {
+        add(&mut count, y, true);
     }
     let mut out = vec![false; w * h];
     for y in 0..h {
-        let (y0, y1) = (y.saturating_sub(r), (y + r + 1).min(h));
-        for x in 0..w {
-            let (x0, x1) = (x.saturating_sub(r), (x + r + 1).min(w));
-            let set = sums[y1 * (w + 1) + x1] + sums[y0 * (w + 1) + x0]
-                - sums[y0 * (w + 1) + x1]
-                - sums[y1 * (w + 1) + x0];
-            let area = ((y1 - y0) * (x1 - x0)) as u32;
-            out[y * w + x] = if erode { set == area } else { set > 0 };
+        if y + r < h {
+            add(&mut count, y + r, true);
+        }
+        let rows = ((y + r + 1).min(h) - y.saturating_sub(r)) as u32;
+        for (o, &c) in out[y * w..(y + 1) * w].iter_mut().zip(&count) {
+            *o = if erode { c == rows } else { c > 0 };
+        }
+        if y >= r {
+            add(&mut count, y - r, false);
         }
     }
     out
@@ -279,7 +304,7 @@ fn square(mask: &[bool], w: usize, h: usize, r: usize, erode: bool) -> Vec<bool>
 #[derive(Default)]
 struct Scratch {
     labels: Vec<u32>,
-    stack: Vec<usize>,
+    runs: Runs,
 }
 
 /// Groups sorted values into clusters no wider than `tol` between neighbours; their means.
@@ -436,11 +461,12 @@ fn consider(found: &[Blob], best: &mut Option<(Grid, f32)>) {
 
 /// Finds the 4x4 grid on `img`, or `None` when there is no such lattice (not a board).
 pub fn find(img: &RgbaImage) -> Option<Grid> {
-    let s = shrink(img);
+    let (s, _) = shrink(img, false);
     if s.w < 16 || s.h < 16 {
         return None;
     }
-    search(&s).or_else(|| search_plain(&s, &DIM_THRESHOLDS))
+    let scratch = &mut Scratch::default();
+    search(&s, scratch).or_else(|| search_plain(&s, &DIM_THRESHOLDS, scratch))
 }
 
 /// Which way round a board's letters are: dark on lighter tiles (what a game draws most), or
@@ -456,28 +482,30 @@ pub enum Polarity {
 /// (as light as what lies between them, but of another colour), and which way round the
 /// board's letters are to be read.
 pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
-    let s = shrink(img);
+    // The colours are taken in the same pass: screens that need them would pay another.
+    let (s, rgb) = shrink(img, true);
     if s.w < 16 || s.h < 16 {
         return None;
     }
-    if let Some(g) = search(&s) {
+    let scratch = &mut Scratch::default();
+    if let Some(g) = search(&s, scratch) {
         return Some((g, Polarity::Light));
     }
     let negative = Shrunk {
         luma: s.luma.iter().map(|l| 255 - l).collect(),
         ..s
     };
-    if let Some(g) = search(&negative) {
+    if let Some(g) = search(&negative, scratch) {
         return Some((g, Polarity::Dark));
     }
-    if let Some(found) = by_colour(&s, &shrink_colours(img)) {
+    if let Some(found) = by_colour(&s, &rgb, scratch) {
         return Some(found);
     }
     // Tiles a little lighter than what lies between them: dimmed under an overlay, or dark
     // tiles (whose letters are then lighter still) on a darker panel. Last: only the lighter
     // part of shaded tiles may pass these thresholds, and a grid of half tiles is a grid
     // misplaced (a J cut to an I, read surely, on the second generator).
-    search_plain(&s, &DIM_THRESHOLDS).map(|g| {
+    search_plain(&s, &DIM_THRESHOLDS, scratch).map(|g| {
         let way = letters_way(&s, &g);
         (g, way)
     })
@@ -494,8 +522,8 @@ const COLOUR_SHARE: usize = 200;
 /// each pixel is to a colour the screen shows much of (light where it is that colour), for
 /// each such colour. Green tiles on a brown panel of the same lightness are no grid in light
 /// or dark (the second generator drew a sixth of its boards so). `rgb`: the screen's colours
-/// as `shrink_colours` gives them.
-fn by_colour(s: &Shrunk, rgb: &[[u8; 3]]) -> Option<(Grid, Polarity)> {
+/// as `shrink` gives them.
+fn by_colour(s: &Shrunk, rgb: &[[u8; 3]], scratch: &mut Scratch) -> Option<(Grid, Polarity)> {
     for colour in common_colours(rgb) {
         let near = Shrunk {
             luma: rgb
@@ -507,7 +535,7 @@ fn by_colour(s: &Shrunk, rgb: &[[u8; 3]]) -> Option<(Grid, Polarity)> {
         // At half the working width and on plain masks alone: most screens have no board,
         // and each colour costs a search (a 480x800 menu took 180 ms at the working width,
         // every mask tried, against 60 ms before colours were).
-        if let Some(grid) = search_plain(&halve(&near), &THRESHOLDS) {
+        if let Some(grid) = search_plain(&halve(&near), &THRESHOLDS, scratch) {
             let way = letters_way(s, &grid);
             return Some((grid, way));
         }
@@ -586,8 +614,7 @@ fn letters_way(s: &Shrunk, grid: &Grid) -> Polarity {
 }
 
 /// The grid search on a shrunk screen.
-fn search(s: &Shrunk) -> Option<Grid> {
-    let mut scratch = Scratch::default();
+fn search(s: &Shrunk, scratch: &mut Scratch) -> Option<Grid> {
     // (tiles seen, -mean error) decides.
     let mut best: Option<(Grid, f32)> = None;
     // Plain masks first; opened ones (slower) only when they find no grid, which is when a
@@ -595,7 +622,7 @@ fn search(s: &Shrunk) -> Option<Grid> {
     // width (a quarter of the pixels), their blobs brought back to the working scale.
     let mut sizes = Vec::new();
     for t in THRESHOLDS {
-        let found = blobs(s, t, None, &mut scratch);
+        let found = blobs(s, t, None, scratch);
         sizes.extend(found.iter().map(|b| (b.w + b.h) / 2.0));
         consider(&found, &mut best);
     }
@@ -605,7 +632,7 @@ fn search(s: &Shrunk) -> Option<Grid> {
         let k = half.scale / s.scale;
         let mut opened = |max_hole: Option<usize>, best: &mut Option<(Grid, f32)>| {
             for t in THRESHOLDS {
-                let mut found = blobs(&half, t, Some(Opening { r, max_hole }), &mut scratch);
+                let mut found = blobs(&half, t, Some(Opening { r, max_hole }), scratch);
                 for b in &mut found {
                     (b.cx, b.cy, b.w, b.h) = (b.cx * k, b.cy * k, b.w * k, b.h * k);
                 }
@@ -626,11 +653,10 @@ fn search(s: &Shrunk) -> Option<Grid> {
 }
 
 /// The grid search on plain masks alone, at `thresholds`.
-fn search_plain(s: &Shrunk, thresholds: &[u8]) -> Option<Grid> {
-    let mut scratch = Scratch::default();
+fn search_plain(s: &Shrunk, thresholds: &[u8], scratch: &mut Scratch) -> Option<Grid> {
     let mut best = None;
     for &t in thresholds {
-        consider(&blobs(s, t, None, &mut scratch), &mut best);
+        consider(&blobs(s, t, None, scratch), &mut best);
     }
     to_screen(s, best)
 }
@@ -651,6 +677,35 @@ fn to_screen(s: &Shrunk, best: Option<(Grid, f32)>) -> Option<Grid> {
 mod tests {
     use super::*;
     use image::Rgba;
+    use scramblebot_core::sample::Rng;
+
+    /// Erosion and dilation by a square are what their definitions say, pixel by pixel, on
+    /// masks of every density, size and half-side (a fixed seed).
+    #[test]
+    fn a_square_erodes_and_dilates_as_defined() {
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
+        for case in 0..400 {
+            let (w, h, r) = (1 + rng.below(30), 1 + rng.below(30), rng.below(6));
+            let density = rng.below(100);
+            let mask: Vec<bool> = (0..w * h).map(|_| rng.below(100) < density).collect();
+            for erode in [true, false] {
+                let got = square(&mask, w, h, r, erode);
+                for y in 0..h {
+                    for x in 0..w {
+                        let mut window = (y.saturating_sub(r)..(y + r + 1).min(h)).flat_map(|v| {
+                            (x.saturating_sub(r)..(x + r + 1).min(w)).map(move |u| (u, v))
+                        });
+                        let want = if erode {
+                            window.all(|(u, v)| mask[v * w + u])
+                        } else {
+                            window.any(|(u, v)| mask[v * w + u])
+                        };
+                        assert_eq!(got[y * w + x], want, "case {case}: ({x}, {y}), {erode}");
+                    }
+                }
+            }
+        }
+    }
 
     /// A dark screen with a 4x4 lattice of light tiles (each with a dark glyph-like bar) and,
     /// when `line` is set, a light line drawn through the tiles of rows 1 and 2 and down the
@@ -707,7 +762,7 @@ mod tests {
             let c = if light { 240 } else { 20 };
             Rgba([c, c, c, 255])
         });
-        let s = shrink(&img);
+        let s = shrink(&img, false).0;
         let mut scratch = Scratch::default();
         assert!(blobs(&s, 140, None, &mut scratch).len() > MAX_BLOBS);
         assert!(find(&img).is_none());
@@ -756,7 +811,7 @@ mod tests {
         }
         // The line is what the opened masks are for: without it every tile is seen plainly.
         let (img, _) = screen(true, false);
-        let s = shrink(&img);
+        let s = shrink(&img, false).0;
         let mut scratch = Scratch::default();
         let mut plain = None;
         for t in THRESHOLDS {
@@ -806,7 +861,7 @@ mod tests {
             assert!(off < 8.0, "{got:?} for {want:?}");
         }
         // Filling every hole fills the loop, street and all, and no opening cuts that.
-        let half = halve(&shrink(&img));
+        let half = halve(&shrink(&img, false).0);
         let r = (half.w as f32 * OPENING).round() as usize;
         let mut scratch = Scratch::default();
         let mut filled = None;

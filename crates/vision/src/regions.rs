@@ -25,6 +25,18 @@ pub struct Region {
 }
 
 impl Region {
+    /// A region of label `id` with no pixels yet.
+    fn empty(id: u32) -> Region {
+        Region {
+            id,
+            count: 0,
+            x0: usize::MAX,
+            y0: usize::MAX,
+            x1: 0,
+            y1: 0,
+            edge: false,
+        }
+    }
     pub fn cx(&self) -> f32 {
         (self.x0 + self.x1) as f32 / 2.0
     }
@@ -33,80 +45,120 @@ impl Region {
     }
 }
 
+/// Scratch space for `label`, kept by callers that label often.
+#[derive(Default)]
+pub struct Runs {
+    /// Each row's stretches of set pixels, in scan order: (row, first x, x past the last).
+    runs: Vec<(u32, u32, u32)>,
+    /// Each run's parent among the runs it touches (a run that is its own parent is the first
+    /// run of its region).
+    parent: Vec<u32>,
+    /// A root's region (its index in the regions returned).
+    region: Vec<u32>,
+}
+
+impl Runs {
+    /// The first run of `i`'s region, halving the path on the way.
+    fn root(&mut self, mut i: u32) -> u32 {
+        while self.parent[i as usize] != i {
+            let up = self.parent[self.parent[i as usize] as usize];
+            self.parent[i as usize] = up;
+            i = up;
+        }
+        i
+    }
+
+    /// Makes `a` and `b` one region, rooted at the run that comes first.
+    fn join(&mut self, a: u32, b: u32) {
+        let (a, b) = (self.root(a), self.root(b));
+        let (first, last) = (a.min(b), a.max(b));
+        self.parent[last as usize] = first;
+    }
+}
+
 /// The regions of the pixels of a w x h image (row-major indices) for which `set` holds; each
-/// pixel's label (0 = unset) is written into `labels`. `stack` is scratch space, kept by
+/// pixel's label (0 = unset) is written into `labels`. `runs` is scratch space, kept by
 /// callers that label often.
+///
+/// Labelled by runs: each row's stretches of set pixels are joined to the stretches of the
+/// row above that they touch (union-find), then numbered and painted. `set` is asked once a
+/// pixel, and the work beyond that grows with the stretches, not the pixels.
 pub fn label(
     set: impl Fn(usize) -> bool,
     w: usize,
     h: usize,
     touch: Touch,
     labels: &mut Vec<u32>,
-    stack: &mut Vec<usize>,
+    runs: &mut Runs,
 ) -> Vec<Region> {
     labels.clear();
     labels.resize(w * h, 0);
-    let mut out = Vec::new();
-    for start in 0..w * h {
-        if labels[start] != 0 || !set(start) {
-            continue;
-        }
-        let id = out.len() as u32 + 1;
-        labels[start] = id;
-        stack.clear();
-        stack.push(start);
-        let mut r = Region {
-            id,
-            count: 0,
-            x0: usize::MAX,
-            y0: usize::MAX,
-            x1: 0,
-            y1: 0,
-            edge: false,
-        };
-        while let Some(p) = stack.pop() {
-            let (x, y) = (p % w, p / w);
-            r.count += 1;
-            r.x0 = r.x0.min(x);
-            r.y0 = r.y0.min(y);
-            r.x1 = r.x1.max(x + 1);
-            r.y1 = r.y1.max(y + 1);
-            r.edge |= x == 0 || y == 0 || x + 1 == w || y + 1 == h;
-            let mut visit = |q: usize| {
-                if labels[q] == 0 && set(q) {
-                    labels[q] = id;
-                    stack.push(q);
-                }
-            };
-            let (left, right, up, down) = (x > 0, x + 1 < w, y > 0, y + 1 < h);
-            if left {
-                visit(p - 1);
+    runs.runs.clear();
+    runs.parent.clear();
+    // Runs of the row above touch a run when they overlap it, or, touching by corners, when
+    // they end one pixel before it or begin one pixel after it.
+    let reach = u32::from(touch == Touch::Eight);
+    let mut above = 0..0;
+    for y in 0..h {
+        let row = y * w;
+        let first = runs.runs.len();
+        let mut x = 0;
+        while x < w {
+            if !set(row + x) {
+                x += 1;
+                continue;
             }
-            if right {
-                visit(p + 1);
+            let x0 = x;
+            while x < w && set(row + x) {
+                x += 1;
             }
-            if up {
-                visit(p - w);
+            let i = runs.runs.len() as u32;
+            runs.runs.push((y as u32, x0 as u32, x as u32));
+            runs.parent.push(i);
+            // Runs above that end (with the reach) before this one begins touch no later run
+            // of this row either.
+            let (x0, x1) = (x0 as u32, x as u32);
+            while above.start < above.end && runs.runs[above.start].2 + reach <= x0 {
+                above.start += 1;
             }
-            if down {
-                visit(p + w);
-            }
-            if touch == Touch::Eight {
-                if up && left {
-                    visit(p - w - 1);
+            for j in above.clone() {
+                let (_, a0, a1) = runs.runs[j];
+                if a0 >= x1 + reach {
+                    break;
                 }
-                if up && right {
-                    visit(p - w + 1);
-                }
-                if down && left {
-                    visit(p + w - 1);
-                }
-                if down && right {
-                    visit(p + w + 1);
+                if a1 + reach > x0 {
+                    runs.join(j as u32, i);
                 }
             }
         }
-        out.push(r);
+        above = first..runs.runs.len();
+    }
+    // Every run's parent comes before it: in scan order, each run's parent becomes its root.
+    let n = runs.runs.len();
+    for i in 0..n {
+        runs.parent[i] = runs.parent[runs.parent[i] as usize];
+    }
+    runs.region.clear();
+    runs.region.resize(n, 0);
+    let mut out: Vec<Region> = Vec::new();
+    for i in 0..n {
+        // A root comes before every other run of its region: regions are numbered in the
+        // order of their first pixels.
+        let root = runs.parent[i] as usize;
+        if root == i {
+            runs.region[i] = out.len() as u32;
+            out.push(Region::empty(out.len() as u32 + 1));
+        }
+        let r = &mut out[runs.region[root] as usize];
+        let (y, x0, x1) = runs.runs[i];
+        let (y, x0, x1) = (y as usize, x0 as usize, x1 as usize);
+        r.count += x1 - x0;
+        r.x0 = r.x0.min(x0);
+        r.y0 = r.y0.min(y);
+        r.x1 = r.x1.max(x1);
+        r.y1 = r.y1.max(y + 1);
+        r.edge |= x0 == 0 || y == 0 || x1 == w || y + 1 == h;
+        labels[y * w + x0..y * w + x1].fill(r.id);
     }
     out
 }
@@ -114,6 +166,104 @@ pub fn label(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scramblebot_core::sample::Rng;
+
+    /// The flood fill `label` replaced: one pixel at a time from a stack, the reference its
+    /// runs are checked against.
+    fn flood(
+        set: impl Fn(usize) -> bool,
+        w: usize,
+        h: usize,
+        touch: Touch,
+        labels: &mut Vec<u32>,
+        stack: &mut Vec<usize>,
+    ) -> Vec<Region> {
+        labels.clear();
+        labels.resize(w * h, 0);
+        let mut out = Vec::new();
+        for start in 0..w * h {
+            if labels[start] != 0 || !set(start) {
+                continue;
+            }
+            let id = out.len() as u32 + 1;
+            labels[start] = id;
+            stack.clear();
+            stack.push(start);
+            let mut r = Region::empty(id);
+            while let Some(p) = stack.pop() {
+                let (x, y) = (p % w, p / w);
+                r.count += 1;
+                r.x0 = r.x0.min(x);
+                r.y0 = r.y0.min(y);
+                r.x1 = r.x1.max(x + 1);
+                r.y1 = r.y1.max(y + 1);
+                r.edge |= x == 0 || y == 0 || x + 1 == w || y + 1 == h;
+                let mut visit = |q: usize| {
+                    if labels[q] == 0 && set(q) {
+                        labels[q] = id;
+                        stack.push(q);
+                    }
+                };
+                let (left, right, up, down) = (x > 0, x + 1 < w, y > 0, y + 1 < h);
+                if left {
+                    visit(p - 1);
+                }
+                if right {
+                    visit(p + 1);
+                }
+                if up {
+                    visit(p - w);
+                }
+                if down {
+                    visit(p + w);
+                }
+                if touch == Touch::Eight {
+                    if up && left {
+                        visit(p - w - 1);
+                    }
+                    if up && right {
+                        visit(p - w + 1);
+                    }
+                    if down && left {
+                        visit(p + w - 1);
+                    }
+                    if down && right {
+                        visit(p + w + 1);
+                    }
+                }
+            }
+            out.push(r);
+        }
+        out
+    }
+
+    /// Labels and regions, run by run, are those of the flood fill on masks of every density,
+    /// size and touch (a fixed seed: the same masks every run).
+    #[test]
+    fn runs_label_as_the_flood_fill_does() {
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
+        let (mut labels, mut runs) = (Vec::new(), Runs::default());
+        let (mut want_labels, mut stack) = (Vec::new(), Vec::new());
+        for case in 0..600 {
+            let (w, h) = (1 + rng.below(40), 1 + rng.below(30));
+            let density = rng.below(100);
+            let mask: Vec<bool> = (0..w * h).map(|_| rng.below(100) < density).collect();
+            let touch = if case % 2 == 0 {
+                Touch::Four
+            } else {
+                Touch::Eight
+            };
+            let got = label(|p| mask[p], w, h, touch, &mut labels, &mut runs);
+            let want = flood(|p| mask[p], w, h, touch, &mut want_labels, &mut stack);
+            let fields = |r: &Region| (r.id, r.count, r.x0, r.y0, r.x1, r.y1, r.edge);
+            assert_eq!(
+                got.iter().map(fields).collect::<Vec<_>>(),
+                want.iter().map(fields).collect::<Vec<_>>(),
+                "case {case}: {w} x {h}, {touch:?}"
+            );
+            assert_eq!(labels, want_labels, "case {case}");
+        }
+    }
 
     #[test]
     fn corners_join_regions_only_when_eight_connected() {
@@ -123,10 +273,10 @@ mod tests {
             false, true, false, false, //
             false, false, false, false,
         ];
-        let (mut labels, mut stack) = (Vec::new(), Vec::new());
-        let four = label(|p| mask[p], 4, 3, Touch::Four, &mut labels, &mut stack);
+        let (mut labels, mut runs) = (Vec::new(), Runs::default());
+        let four = label(|p| mask[p], 4, 3, Touch::Four, &mut labels, &mut runs);
         assert_eq!(four.len(), 3);
-        let eight = label(|p| mask[p], 4, 3, Touch::Eight, &mut labels, &mut stack);
+        let eight = label(|p| mask[p], 4, 3, Touch::Eight, &mut labels, &mut runs);
         assert_eq!(eight.len(), 2);
         let r = eight[0];
         assert_eq!(

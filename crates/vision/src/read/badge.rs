@@ -8,7 +8,7 @@ use super::crop::{Crop, crop, face_luma};
 use super::mask::morph;
 use crate::colour::luma;
 use crate::glyph::{Classifier, Features, Ink, SURE};
-use crate::regions::{Region, Touch, label};
+use crate::regions::{Region, Runs, Touch, label};
 use crate::score::Bonus;
 
 /// A badge's crop is this much wider than the tile: badges may stick out of it.
@@ -173,10 +173,10 @@ fn find_badge(b: &BadgeCrop, face: [f32; 3], around: [f32; 3]) -> Option<FoundBa
         vivid[p] = chroma(c) > VIVID && far(c, face);
         unlike_around[p] = vivid[p] && far(c, around);
     }
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    let (mut labels, mut runs) = (Vec::new(), Runs::default());
     let mut find = |mask: &[bool], anywhere: bool| {
         let mask = morph(mask, n, true);
-        let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
+        let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut runs);
         found
             .into_iter()
             .filter(|r| {
@@ -273,14 +273,14 @@ fn badge_letters(
     bw: usize,
     bh: usize,
 ) -> Option<(Vec<u32>, [(u32, std::ops::Range<usize>); 2])> {
-    let (mut text_labels, mut stack) = (Vec::new(), Vec::new());
+    let (mut text_labels, mut runs) = (Vec::new(), Runs::default());
     let mut letters: Vec<Region> = label(
         |p| text[p],
         bw,
         bh,
         Touch::Eight,
         &mut text_labels,
-        &mut stack,
+        &mut runs,
     )
     .into_iter()
     .filter(|r| !r.edge && (r.y1 - r.y0) as f32 >= bh as f32 * MIN_LETTER_HEIGHT)

@@ -58,20 +58,22 @@ pub(super) fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Cr
     let stride = iw as usize * 4;
     let mut luma = vec![0.0; n * n];
     let mut rgb = vec![[0.0; 3]; n * n];
-    let mut sums = vec![[0u32; 3]; n];
+    // The screen columns the crop covers: each output row's screen rows are first added
+    // column by column, byte by byte (which vectorises), then each cell's columns.
+    let (left, right) = (xs[0].0, xs[n - 1].1.max(xs[0].0));
+    let mut columns = vec![0u32; (right - left) * 4];
     for (j, &(ya, yb)) in ys.iter().enumerate() {
-        sums.fill([0; 3]);
+        columns.fill(0);
         for y in ya..yb {
-            let row = &raw[y * stride..(y + 1) * stride];
-            for (sum, &(xa, xb)) in sums.iter_mut().zip(&xs) {
-                for p in row[xa * 4..xb * 4].chunks_exact(4) {
-                    sum[0] += u32::from(p[0]);
-                    sum[1] += u32::from(p[1]);
-                    sum[2] += u32::from(p[2]);
-                }
+            let row = &raw[y * stride + left * 4..y * stride + right * 4];
+            for (c, &v) in columns.iter_mut().zip(row) {
+                *c += u32::from(v);
             }
         }
-        for (i, (sum, &(xa, xb))) in sums.iter().zip(&xs).enumerate() {
+        for (i, &(xa, xb)) in xs.iter().enumerate() {
+            let sum = columns[(xa - left) * 4..(xb - left) * 4]
+                .chunks_exact(4)
+                .fold([0u32; 3], |[r, g, b], p| [r + p[0], g + p[1], b + p[2]]);
             let k = ((xb - xa) * (yb - ya)) as f32;
             let px = if k == 0.0 {
                 [0.0; 3]

@@ -8,7 +8,7 @@ use super::crop::{
 };
 use super::veil::{Veil, reaches_edge, unmix, unveil, veiled_ink_darkness, veiled_strokes};
 use crate::glyph::Ink;
-use crate::regions::{Region, Touch, label};
+use crate::regions::{Region, Runs, Touch, label};
 
 /// Share of the tile's side that is cropped.
 pub const CROP: f32 = 0.92;
@@ -161,8 +161,8 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
         veil = crossing(veil, &mut ink_of);
     }
     let veil = veil.or_else(|| veiled_strokes(&crop, face, &mut ink_of));
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let mut found = ink_regions(&ink_of, n, &mut labels, &mut stack);
+    let (mut labels, mut runs) = (Vec::new(), Runs::default());
+    let mut found = ink_regions(&ink_of, n, &mut labels, &mut runs);
     let nf = n as f32;
     let near_middle = |r: &Region| {
         (r.cx() - nf / 2.0).abs() < nf * MAIN_NEAR_MIDDLE
@@ -181,7 +181,7 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
         && let Some(palette) = palette()
     {
         own_colour_only(&crop, palette, &mut ink_of);
-        found = ink_regions(&ink_of, n, &mut labels, &mut stack);
+        found = ink_regions(&ink_of, n, &mut labels, &mut runs);
         frames = frames_of(&found, nf, near_middle);
     }
     let main_of = |found: &[Region], frames: &[u32]| {
@@ -202,7 +202,7 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
     if let Some(frame) = framed
         && unframe(&mut ink_of, n, &labels, &frame)
     {
-        found = ink_regions(&ink_of, n, &mut labels, &mut stack);
+        found = ink_regions(&ink_of, n, &mut labels, &mut runs);
         frames = frames_of(&found, nf, near_middle);
         main = main_of(&found, &frames);
     }
@@ -448,13 +448,8 @@ fn frames_of(found: &[Region], nf: f32, near_middle: impl Fn(&Region) -> bool) -
 }
 
 /// The ink regions of an n x n ink map (8-connected), labelled into `labels`.
-fn ink_regions(
-    ink_of: &[f32],
-    n: usize,
-    labels: &mut Vec<u32>,
-    stack: &mut Vec<usize>,
-) -> Vec<Region> {
-    label(|p| ink_of[p] >= INK, n, n, Touch::Eight, labels, stack)
+fn ink_regions(ink_of: &[f32], n: usize, labels: &mut Vec<u32>, runs: &mut Runs) -> Vec<Region> {
+    label(|p| ink_of[p] >= INK, n, n, Touch::Eight, labels, runs)
 }
 
 /// Which regions (by id, with room for id 0) the veil touches: pieces of a glyph it cuts,

@@ -53,19 +53,27 @@ pub(super) fn sandwiched(set: &[bool], n: usize, gap: u32) -> Vec<bool> {
 /// dilation (a pixel is set when it or a neighbour is) of an n x n mask. Outside the mask
 /// counts as neither: erosion ignores it, dilation gets nothing from it.
 pub(super) fn morph(src: &[bool], n: usize, erode: bool) -> Vec<bool> {
-    let mut out = vec![false; n * n];
+    // Worked a whole row at a time (which vectorises): the row itself, then the rows above
+    // and below it and itself shifted a pixel either way, each taken in (all, or any). What
+    // lies outside changes nothing, so a row or a shift that would reach it is left out.
+    let take = |out: &mut [bool], from: &[bool]| {
+        for (o, &f) in out.iter_mut().zip(from) {
+            *o = if erode { *o & f } else { *o | f };
+        }
+    };
+    let mut out = src.to_vec();
     for y in 0..n {
-        for x in 0..n {
-            let p = y * n + x;
-            let left = if x > 0 { src[p - 1] } else { erode };
-            let right = if x + 1 < n { src[p + 1] } else { erode };
-            let up = if y > 0 { src[p - n] } else { erode };
-            let down = if y + 1 < n { src[p + n] } else { erode };
-            out[p] = if erode {
-                src[p] && left && right && up && down
-            } else {
-                src[p] || left || right || up || down
-            };
+        let row = &src[y * n..(y + 1) * n];
+        let o = &mut out[y * n..(y + 1) * n];
+        if y > 0 {
+            take(o, &src[(y - 1) * n..y * n]);
+        }
+        if y + 1 < n {
+            take(o, &src[(y + 1) * n..(y + 2) * n]);
+        }
+        if n > 1 {
+            take(&mut o[1..], &row[..n - 1]);
+            take(&mut o[..n - 1], &row[1..]);
         }
     }
     out

@@ -8,7 +8,7 @@
 //! tens of pixels; they confirm a verdict of Qu, never make one.
 
 use crate::features::{self, Ink};
-use crate::regions::{Region, Touch, label};
+use crate::regions::{Region, Runs, Touch, label};
 
 /// Pixels with at least this much ink are the glyph's.
 const INK: f32 = 0.5;
@@ -43,14 +43,14 @@ impl QuMarks {
 /// The marks of a Q in `ink` (an n x n map of the glyph alone).
 pub fn marks(ink: &Ink) -> QuMarks {
     let (w, h) = (ink.w, ink.h);
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
+    let (mut labels, mut runs) = (Vec::new(), Runs::default());
     let pieces = label(
         |p| ink.v[p] >= INK,
         w,
         h,
         Touch::Eight,
         &mut labels,
-        &mut stack,
+        &mut runs,
     );
     let Some(main) = pieces.iter().max_by_key(|r| r.count).copied() else {
         return QuMarks::default();

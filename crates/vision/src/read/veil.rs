@@ -5,7 +5,7 @@
 use super::crop::{Crop, INK, inside_rim};
 use super::mask::{morphed, open_twice, sandwiched};
 use crate::colour::distance;
-use crate::regions::{Touch, label};
+use crate::regions::{Runs, Touch, label};
 
 /// Veiled ink found to estimate a glyph's darkness covers at least 1/200 of the crop (a piece
 /// of stroke; the veil's antialiased edges are opened away).
@@ -330,8 +330,8 @@ pub(super) fn veiled_strokes(crop: &Crop, face: f32, ink_of: &mut [f32]) -> Opti
     // Near ink: within two pixels of it.
     let ink: Vec<bool> = ink_of.iter().map(|&a| a >= INK).collect();
     let near_ink = morphed(&ink, n, false, 2);
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let found = label(|p| plateau[p], n, n, Touch::Eight, &mut labels, &mut stack);
+    let (mut labels, mut runs) = (Vec::new(), Runs::default());
+    let found = label(|p| plateau[p], n, n, Touch::Eight, &mut labels, &mut runs);
     let (mut touch_ink, mut touch_veil) =
         (vec![false; found.len() + 1], vec![false; found.len() + 1]);
     for (p, &l) in labels.iter().enumerate() {
@@ -411,8 +411,8 @@ fn veiled_face(crop: &Crop, face: f32, veil: f32) -> Vec<bool> {
 
 /// The stretches of an n x n mask (8-connected) that cover at least 1/`MIN_STRETCH` of it.
 fn sizeable_stretches(mask: &[bool], n: usize) -> Vec<bool> {
-    let (mut labels, mut stack) = (Vec::new(), Vec::new());
-    let stretches = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut stack);
+    let (mut labels, mut runs) = (Vec::new(), Runs::default());
+    let stretches = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut runs);
     let sizeable: Vec<bool> = std::iter::once(false)
         .chain(stretches.iter().map(|r| r.count * MIN_STRETCH >= n * n))
         .collect();
