@@ -22,7 +22,7 @@
 use image::RgbaImage;
 
 use super::colour::distance;
-use super::regions::{Runs, Touch, label};
+use super::regions::{Runs, Touch, label, regions};
 
 /// The working width the screen is shrunk to.
 const WORK_WIDTH: u32 = 360;
@@ -96,31 +96,54 @@ fn shrunk_size(img: &RgbaImage) -> (usize, usize, usize) {
 
 /// Sums each f x f block of `img`'s channels (red, green, blue) into one output pixel, and
 /// hands each row of `w` sums to `row` with its index, for `h` rows. The f lines of a block
-/// row are first added byte by byte (which vectorises), then each block's f pixels.
-fn block_sums(
+/// row are first added byte by byte (which vectorises; in 16 bits while f lines of 255 fit),
+/// then each block's f pixels.
+fn block_sums(img: &RgbaImage, size: (usize, usize, usize), row: impl FnMut(usize, &[[u32; 3]])) {
+    if size.0 * 255 <= usize::from(u16::MAX) {
+        block_sums_in::<u16>(img, size, row);
+    } else {
+        block_sums_in::<u32>(img, size, row);
+    }
+}
+
+/// `block_sums`, the lines added in `T`, which must hold f times 255.
+fn block_sums_in<T>(
     img: &RgbaImage,
     (f, w, h): (usize, usize, usize),
     mut row: impl FnMut(usize, &[[u32; 3]]),
-) {
+) where
+    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign,
+{
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
-    let mut columns = vec![0u32; w * f * 4];
+    let mut columns = vec![T::default(); w * f * 4];
     let mut sums = vec![[0u32; 3]; w];
     for y in 0..h {
-        columns.fill(0);
+        columns.fill(T::default());
         for dy in 0..f {
             let line = &raw[(y * f + dy) * stride..][..w * f * 4];
             for (c, &v) in columns.iter_mut().zip(line) {
-                *c += u32::from(v);
+                *c += T::from(v);
             }
         }
         for (sum, block) in sums.iter_mut().zip(columns.chunks_exact(f * 4)) {
-            *sum = block
-                .chunks_exact(4)
-                .fold([0; 3], |[r, g, b], p| [r + p[0], g + p[1], b + p[2]]);
+            *sum = block.chunks_exact(4).fold([0; 3], |[r, g, b], p| {
+                [r + p[0].into(), g + p[1].into(), b + p[2].into()]
+            });
         }
         row(y, &sums);
     }
+}
+
+/// Floored quotients of whole numbers by `d`, taken by one multiplication in f64: `n / d`
+/// exactly would be an integer division's cost a pixel. The product is within a few parts in
+/// 10^16 of the quotient (at most 255 here), so within 10^-13; half of 1/d added lifts an
+/// exact quotient clear of that error and leaves any other at least half of 1/d short of the
+/// next whole number, so the floor is the integer division's for any d under 10^12 (a block
+/// side under 30,000 pixels, beyond where its sums would fit in 32 bits).
+fn floor_quotient(d: f64) -> impl Fn(f64) -> u8 {
+    let (inv, half) = (1.0 / d, 0.5 / d);
+    move |n| (n * inv + half) as u8
 }
 
 /// The screen's lightness shrunk, and, with `colours`, its colours shrunk alike (row-major, the
@@ -129,19 +152,17 @@ fn shrink(img: &RgbaImage, colours: bool) -> (Shrunk, Vec<[u8; 3]>) {
     let size @ (f, w, h) = shrunk_size(img);
     let mut luma = vec![0u8; w * h];
     let mut rgb = vec![[0u8; 3]; if colours { w * h } else { 0 }];
-    // Means are floored quotients of whole numbers. Taken in f64, where the sums are exact and
-    // a quotient is at least 1 / (1000 f^2) short of the next whole number (far more than its
-    // rounding), the floor is the integer division's, without its cost.
     let area = (f * f) as f64;
+    // Rec. 601 luma in thousandths.
+    let (luma_of, mean_of) = (floor_quotient(1000.0 * area), floor_quotient(area));
     block_sums(img, size, |y, sums| {
         for (l, sum) in luma[y * w..(y + 1) * w].iter_mut().zip(sums) {
-            // Rec. 601 luma in thousandths.
             let [r, g, b] = sum.map(f64::from);
-            *l = ((299.0 * r + 587.0 * g + 114.0 * b) / (1000.0 * area)) as u8;
+            *l = luma_of(299.0 * r + 587.0 * g + 114.0 * b);
         }
         if colours {
             for (c, sum) in rgb[y * w..(y + 1) * w].iter_mut().zip(sums) {
-                *c = sum.map(|s| (f64::from(s) / area) as u8);
+                *c = sum.map(|s| mean_of(f64::from(s)));
             }
         }
     });
@@ -188,13 +209,12 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
     let (w, h) = (s.w, s.h);
     let min_side = (w as f32 * 0.06).max(4.0);
     let max_side = w as f32 * 0.4;
-    let regions = match open {
-        None => label(
+    let found = match open {
+        None => regions(
             |p| s.luma[p] >= threshold,
             w,
             h,
             Touch::Four,
-            &mut scratch.labels,
             &mut scratch.runs,
         ),
         Some(Opening { r, max_hole }) => {
@@ -216,17 +236,10 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
                 *m |= enclosed[l as usize];
             }
             let mask = square(&square(&mask, w, h, r, true), w, h, r, false);
-            label(
-                |p| mask[p],
-                w,
-                h,
-                Touch::Four,
-                &mut scratch.labels,
-                &mut scratch.runs,
-            )
+            regions(|p| mask[p], w, h, Touch::Four, &mut scratch.runs)
         }
     };
-    regions
+    found
         .into_iter()
         .filter_map(|r| {
             let (bw, bh) = ((r.x1 - r.x0) as f32, (r.y1 - r.y0) as f32);
@@ -254,6 +267,10 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
 /// way (all set, or any), then each column from a running count per column. Both work on
 /// whole rows at a time, which vectorises.
 fn square(mask: &[bool], w: usize, h: usize, r: usize, erode: bool) -> Vec<bool> {
+    assert!(
+        2 * r < usize::from(u16::MAX),
+        "a square's side must fit its counts"
+    );
     // Whether (x, y) is set after the row's stretch alone.
     let mut across = vec![0u8; w * h];
     // A row with r pixels beyond each end, which count as set for erosion and unset for
@@ -270,31 +287,33 @@ fn square(mask: &[bool], w: usize, h: usize, r: usize, erode: bool) -> Vec<bool>
             }
         }
     }
-    // Rows y - r ..= y + r (those inside) counted per column, kept running down the columns.
-    let mut count = vec![0u32; w];
-    let add = |count: &mut [u32], y: usize, sign: bool| {
+    // Rows y - r ..= y + r (those inside) counted per column, kept running down the columns
+    // (in 16 bits: a column's count is at most 2r + 1).
+    let mut count = vec![0u16; w];
+    let add = |count: &mut [u16], y: usize| {
         for (c, &a) in count.iter_mut().zip(&across[y * w..(y + 1) * w]) {
-            if sign {
-                *c += u32::from(a);
-            } else {
-                *c -= u32::from(a);
-            }
+            *c += u16::from(a);
+        }
+    };
+    let take = |count: &mut [u16], y: usize| {
+        for (c, &a) in count.iter_mut().zip(&across[y * w..(y + 1) * w]) {
+            *c -= u16::from(a);
         }
     };
     for y in 0..r.min(h) {
-        add(&mut count, y, true);
+        add(&mut count, y);
     }
     let mut out = vec![false; w * h];
     for y in 0..h {
         if y + r < h {
-            add(&mut count, y + r, true);
+            add(&mut count, y + r);
         }
-        let rows = ((y + r + 1).min(h) - y.saturating_sub(r)) as u32;
+        let rows = ((y + r + 1).min(h) - y.saturating_sub(r)) as u16;
         for (o, &c) in out[y * w..(y + 1) * w].iter_mut().zip(&count) {
             *o = if erode { c == rows } else { c > 0 };
         }
         if y >= r {
-            add(&mut count, y - r, false);
+            take(&mut count, y - r);
         }
     }
     out
@@ -678,6 +697,41 @@ mod tests {
     use super::*;
     use image::Rgba;
     use scramblebot_core::sample::Rng;
+
+    /// A floored quotient by multiplication is the integer division's, for every numerator
+    /// a block's lightness or colour can have, at block sides 1 to 12, and at the largest
+    /// numerators of sides up to 4,000.
+    #[test]
+    fn a_floored_quotient_is_the_integer_divisions() {
+        for f in 1..=12u64 {
+            let (luma, mean) = (
+                floor_quotient((1000 * f * f) as f64),
+                floor_quotient((f * f) as f64),
+            );
+            for n in 0..=255 * 1000 * f * f {
+                assert_eq!(
+                    u64::from(luma(n as f64)),
+                    n / (1000 * f * f),
+                    "f {f}, n {n}"
+                );
+            }
+            for n in 0..=255 * f * f {
+                assert_eq!(u64::from(mean(n as f64)), n / (f * f), "f {f}, n {n}");
+            }
+        }
+        for f in (13..4_000u64).step_by(7) {
+            let d = 1000 * f * f;
+            let q = floor_quotient(d as f64);
+            for n in (255 * d - 3 * d..=255 * d)
+                .rev()
+                .step_by(d as usize / 5 + 1)
+            {
+                for n in [n, n.saturating_sub(1), n + 1] {
+                    assert_eq!(u64::from(q(n as f64)), (n / d).min(255), "f {f}, n {n}");
+                }
+            }
+        }
+    }
 
     /// Erosion and dilation by a square are what their definitions say, pixel by pixel, on
     /// masks of every density, size and half-side (a fixed seed).

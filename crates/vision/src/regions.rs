@@ -79,10 +79,6 @@ impl Runs {
 /// The regions of the pixels of a w x h image (row-major indices) for which `set` holds; each
 /// pixel's label (0 = unset) is written into `labels`. `runs` is scratch space, kept by
 /// callers that label often.
-///
-/// Labelled by runs: each row's stretches of set pixels are joined to the stretches of the
-/// row above that they touch (union-find), then numbered and painted. `set` is asked once a
-/// pixel, and the work beyond that grows with the stretches, not the pixels.
 pub fn label(
     set: impl Fn(usize) -> bool,
     w: usize,
@@ -91,8 +87,29 @@ pub fn label(
     labels: &mut Vec<u32>,
     runs: &mut Runs,
 ) -> Vec<Region> {
+    let out = regions(set, w, h, touch, runs);
     labels.clear();
     labels.resize(w * h, 0);
+    for (i, &(y, x0, x1)) in runs.runs.iter().enumerate() {
+        let row = y as usize * w;
+        let id = runs.region[runs.parent[i] as usize] + 1;
+        labels[row + x0 as usize..row + x1 as usize].fill(id);
+    }
+    out
+}
+
+/// `label` without the labels, for callers that want the regions alone.
+///
+/// Found by runs: each row's stretches of set pixels are joined to the stretches of the row
+/// above that they touch (union-find), then numbered. `set` is asked once a pixel, and the
+/// work beyond that grows with the stretches, not the pixels.
+pub fn regions(
+    set: impl Fn(usize) -> bool,
+    w: usize,
+    h: usize,
+    touch: Touch,
+    runs: &mut Runs,
+) -> Vec<Region> {
     runs.runs.clear();
     runs.parent.clear();
     // Runs of the row above touch a run when they overlap it, or, touching by corners, when
@@ -158,7 +175,6 @@ pub fn label(
         r.x1 = r.x1.max(x1);
         r.y1 = r.y1.max(y + 1);
         r.edge |= x0 == 0 || y == 0 || x1 == w || y + 1 == h;
-        labels[y * w + x0..y * w + x1].fill(r.id);
     }
     out
 }
