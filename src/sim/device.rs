@@ -71,6 +71,8 @@ pub struct Device {
     state: Mutex<State>,
     report: Option<PathBuf>,
     letters: Option<Face>,
+    /// What stays on the screen while a round's board does (drawn outside the state's lock).
+    backdrop: Mutex<screen::Backdrop>,
     /// One report writer at a time (the file is replaced whole).
     report_writer: Mutex<()>,
 }
@@ -117,6 +119,7 @@ impl Device {
             }),
             report: config.report,
             letters: config.letters,
+            backdrop: Mutex::new(screen::Backdrop::default()),
             report_writer: Mutex::new(()),
             layout,
         });
@@ -179,7 +182,13 @@ impl Device {
             }
             view
         };
-        let img = Arc::new(screen::render(&self.layout, &view, self.letters.as_ref()));
+        let img = screen::render_on(
+            &self.layout,
+            &view,
+            self.letters.as_ref(),
+            &mut lock(&self.backdrop),
+        );
+        let img = Arc::new(img);
         self.state().screen = Some((view, img.clone()));
         img
     }

@@ -135,15 +135,68 @@ pub fn render(layout: &Layout, view: &View, letters: Option<&Face>) -> RgbaImage
         Screen::Round => round(&mut img, layout, view, letters),
         Screen::Results => results(&mut img, layout, view),
     }
+    overlays(&mut img, layout, view);
+    img
+}
+
+/// What lies over the game: a system dialog, the dimming while it reconnects, the round's
+/// banner.
+fn overlays(img: &mut RgbaImage, layout: &Layout, view: &View) {
     if view.dialog {
-        not_responding(&mut img, layout);
+        not_responding(img, layout);
     }
     if view.dimmed {
-        reconnecting(&mut img, layout);
+        reconnecting(img, layout);
     }
     if view.banner && view.screen == Screen::Round {
-        banner(&mut img, layout);
+        banner(img, layout);
     }
+}
+
+/// What stays on a round's screen while its board does: the sky, the status bar, the tiles
+/// (none selected) and the lifelines. Kept by a phone, drawn once a board: the letters' text
+/// was most of the cost of every screenshot.
+#[derive(Default)]
+pub struct Backdrop {
+    /// The board (tiles, bonuses) drawn, and the drawing.
+    drawn: Option<(Vec<u8>, Vec<Option<Bonus>>, RgbaImage)>,
+}
+
+/// `render`, a round's screen drawn on `backdrop` (drawn again when its board changed): the
+/// header and the selected tiles are drawn over a copy of it, then what lies over the game.
+/// The pixels are `render`'s: the header and the tiles do not meet, and a tile's face is drawn
+/// without antialiasing, so a selected one drawn over a plain one covers it exactly.
+pub fn render_on(
+    layout: &Layout,
+    view: &View,
+    letters: Option<&Face>,
+    backdrop: &mut Backdrop,
+) -> RgbaImage {
+    if view.off || view.locked || view.screen != Screen::Round {
+        return render(layout, view, letters);
+    }
+    let drawn = match &backdrop.drawn {
+        Some((tiles, bonuses, img)) if *tiles == view.tiles && *bonuses == view.bonuses => img,
+        _ => {
+            let mut img = RgbaImage::new(layout.width, layout.height);
+            background(&mut img);
+            status_bar(&mut img, layout);
+            let plain = View {
+                selected: Vec::new(),
+                ..view.clone()
+            };
+            tiles(&mut img, layout, &plain, letters, true, |_| true);
+            lifelines(&mut img, layout);
+            let board = (view.tiles.clone(), view.bonuses.clone(), img);
+            &backdrop.drawn.insert(board).2
+        }
+    };
+    let mut img = drawn.clone();
+    header(&mut img, layout, view, letters);
+    tiles(&mut img, layout, view, letters, false, |c| {
+        view.selected.contains(&c)
+    });
+    overlays(&mut img, layout, view);
     img
 }
 
@@ -392,6 +445,13 @@ fn play_button(img: &mut RgbaImage, layout: &Layout, label: &str) {
 }
 
 fn round(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Face>) {
+    header(img, layout, view, letters);
+    tiles(img, layout, view, letters, true, |_| true);
+    lifelines(img, layout);
+}
+
+/// A round's header: its number, the clock and the score, and the last word entered.
+fn header(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Face>) {
     let w = layout.width as f32;
     // Header: round, clock, score, between the status bar and the grid.
     let (big, numbers, margin) = layout.header();
@@ -447,9 +507,20 @@ fn round(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Fac
             bold(),
         );
     }
-    // The tiles.
+}
+
+/// The tiles for which `drawn` holds (by cell), selected ones lit, each on its shadow with
+/// `shadows` (a tile drawn again over itself keeps the shadow it has).
+fn tiles(
+    img: &mut RgbaImage,
+    layout: &Layout,
+    view: &View,
+    letters: Option<&Face>,
+    shadows: bool,
+    drawn: impl Fn(usize) -> bool,
+) {
     let rules = Rules::scramble();
-    for cell in 0..SIDE * SIDE {
+    for cell in (0..SIDE * SIDE).filter(|&c| drawn(c)) {
         let (cx, cy) = layout.centre(cell);
         let half = layout.tile / 2.0;
         let r = Rect {
@@ -459,7 +530,9 @@ fn round(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Fac
             y1: cy + half,
         };
         let radius = layout.tile * 0.12;
-        rounded(img, shifted(r, layout.tile * 0.045), radius, TILE_SHADOW);
+        if shadows {
+            rounded(img, shifted(r, layout.tile * 0.045), radius, TILE_SHADOW);
+        }
         let colour = if view.selected.contains(&cell) {
             TILE_SELECTED
         } else {
@@ -504,7 +577,10 @@ fn round(img: &mut RgbaImage, layout: &Layout, view: &View, letters: Option<&Fac
             );
         }
     }
-    // The lifelines: Freeze, Inspire, Scramble.
+}
+
+/// The lifelines: Freeze, Inspire, Scramble.
+fn lifelines(img: &mut RgbaImage, layout: &Layout) {
     for (i, b) in layout.buttons.iter().enumerate() {
         let c = (b.x.round() as i32, b.y.round() as i32);
         let colours = [rgb(110, 200, 240), rgb(250, 200, 60), rgb(190, 120, 230)];
@@ -753,6 +829,48 @@ mod tests {
             banner: false,
             off: false,
             locked: false,
+        }
+    }
+
+    /// A screen drawn on a kept backdrop is the screen drawn whole, pixel for pixel: for each
+    /// phone, strokes of every length, with and without a last word, a badge, overlays, and a
+    /// board changed under the backdrop (drawn again).
+    #[test]
+    fn a_round_drawn_on_its_backdrop_is_the_round_drawn_whole() {
+        for model in Model::ALL {
+            let layout = Layout::of(model);
+            let mut backdrop = Backdrop::default();
+            let views = [
+                view(Screen::Round),
+                View {
+                    selected: vec![5, 6, 10, 15, 14, 13, 12, 8, 4, 0],
+                    last_word: None,
+                    ..view(Screen::Round)
+                },
+                View {
+                    selected: Vec::new(),
+                    dimmed: true,
+                    ..view(Screen::Round)
+                },
+                View {
+                    banner: true,
+                    dialog: true,
+                    selected: vec![9],
+                    ..view(Screen::Round)
+                },
+                View {
+                    tiles: (0..16).rev().collect(),
+                    bonuses: (0..16).map(|i| (i % 5 == 0).then_some(Bonus::TL)).collect(),
+                    selected: vec![3, 7],
+                    ..view(Screen::Round)
+                },
+                view(Screen::Results),
+                view(Screen::Round),
+            ];
+            for (i, v) in views.iter().enumerate() {
+                let on = render_on(&layout, v, None, &mut backdrop);
+                assert!(on == render(&layout, v, None), "{model:?}, view {i}");
+            }
         }
     }
 
