@@ -310,28 +310,54 @@ pub fn text_centred(
 
 /// Box blur of radius 1, `passes` times.
 fn blur(img: &mut RgbaImage, passes: usize) {
+    // Each pixel becomes the mean (floored) of the 3x3 square around it, of those of its
+    // pixels on the screen. A square's sums are its three rows' sums of three: each row's
+    // sums of three are taken once (whole rows shifted and added, which vectorises), then
+    // added three rows at a time.
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    if w == 0 || h == 0 {
+        return;
+    }
+    let line = w * 4;
+    // Sums of each byte's row neighbours (itself and the same channel on either side).
+    let mut across = vec![0u16; line * h];
+    let mut square = vec![0u16; line];
+    // n / d floored is (n * m) >> 20 with m = 2^20 / d rounded up, for every sum of nine
+    // bytes and every count of pixels (1 to 9): the error stays under 1/456 of a unit.
+    let over: [u32; 10] = std::array::from_fn(|d| (1u32 << 20).div_ceil(d.max(1) as u32));
     for _ in 0..passes {
-        let src = img.clone();
-        let (w, h) = (img.width() as i64, img.height() as i64);
-        for y in 0..h {
-            for x in 0..w {
-                let mut s = [0u32; 3];
-                let mut k = 0;
-                for dy in -1..=1 {
-                    for dx in -1..=1 {
-                        let (nx, ny) = (x + dx, y + dy);
-                        if nx >= 0 && ny >= 0 && nx < w && ny < h {
-                            let p = src.get_pixel(nx as u32, ny as u32);
-                            for ch in 0..3 {
-                                s[ch] += p[ch] as u32;
-                            }
-                            k += 1;
-                        }
-                    }
+        for (sums, row) in across
+            .chunks_exact_mut(line)
+            .zip(img.as_raw().chunks_exact(line))
+        {
+            for (s, &v) in sums.iter_mut().zip(row) {
+                *s = u16::from(v);
+            }
+            for (s, &v) in sums[4..].iter_mut().zip(&row[..line - 4]) {
+                *s += u16::from(v);
+            }
+            for (s, &v) in sums[..line - 4].iter_mut().zip(&row[4..]) {
+                *s += u16::from(v);
+            }
+        }
+        for (y, out) in img.as_mut().chunks_exact_mut(line).enumerate() {
+            let rows = y.saturating_sub(1)..(y + 2).min(h);
+            let tall = rows.len();
+            square.copy_from_slice(&across[rows.start * line..][..line]);
+            for ny in rows.skip(1) {
+                for (s, &a) in square.iter_mut().zip(&across[ny * line..][..line]) {
+                    *s += a;
                 }
-                let p = img.get_pixel_mut(x as u32, y as u32);
-                for ch in 0..3 {
-                    p[ch] = (s[ch] / k) as u8;
+            }
+            for (x, (px, sums)) in out
+                .chunks_exact_mut(4)
+                .zip(square.chunks_exact(4))
+                .enumerate()
+            {
+                let wide = 1 + usize::from(x > 0) + usize::from(x + 1 < w);
+                let m = over[tall * wide];
+                for (v, &sum) in px[..3].iter_mut().zip(sums) {
+                    *v = ((u32::from(sum) * m) >> 20) as u8;
                 }
             }
         }
@@ -354,12 +380,17 @@ fn jpeg(img: &RgbaImage, quality: u8) -> RgbaImage {
 fn background(rng: &mut Rng, w: u32, h: u32) -> RgbaImage {
     let top = colour(rng, 10.0, 120.0);
     let bottom = colour(rng, 10.0, 120.0);
-    RgbaImage::from_fn(w, h, |_, y| {
+    // One colour a row, filled along it.
+    let mut img = RgbaImage::new(w, h);
+    for (y, row) in img.as_mut().chunks_exact_mut(w as usize * 4).enumerate() {
         let t = y as f32 / h as f32;
         let mut p = top;
         blend(&mut p, bottom, t);
-        p
-    })
+        for px in row.chunks_exact_mut(4) {
+            px.copy_from_slice(&p.0);
+        }
+    }
+    img
 }
 
 /// Random text of `n` capitals and digits.
@@ -1042,6 +1073,54 @@ pub fn measure(
 
 #[cfg(test)]
 mod tests {
+    /// The blur as first written, a pixel and its neighbours at a time: the reference.
+    fn blur_by_pixel(img: &mut RgbaImage, passes: usize) {
+        for _ in 0..passes {
+            let src = img.clone();
+            let (w, h) = (img.width() as i64, img.height() as i64);
+            for y in 0..h {
+                for x in 0..w {
+                    let mut s = [0u32; 3];
+                    let mut k = 0;
+                    for dy in -1..=1 {
+                        for dx in -1..=1 {
+                            let (nx, ny) = (x + dx, y + dy);
+                            if nx >= 0 && ny >= 0 && nx < w && ny < h {
+                                let p = src.get_pixel(nx as u32, ny as u32);
+                                for ch in 0..3 {
+                                    s[ch] += p[ch] as u32;
+                                }
+                                k += 1;
+                            }
+                        }
+                    }
+                    let p = img.get_pixel_mut(x as u32, y as u32);
+                    for ch in 0..3 {
+                        p[ch] = (s[ch] / k) as u8;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The blur by row sums draws what the blur by pixels drew, to the byte, at every size
+    /// down to one pixel and for one pass or two: the corpora's screens stay the same.
+    #[test]
+    fn the_blur_by_rows_is_the_blur_by_pixels() {
+        let mut rng = Rng::new(7);
+        for (w, h) in [(1, 1), (1, 5), (6, 1), (2, 2), (17, 9), (40, 33)] {
+            for passes in [1, 2] {
+                let img = RgbaImage::from_fn(w, h, |_, _| {
+                    Rgba([0, 1, 2, 3].map(|_| rng.below(256) as u8))
+                });
+                let (mut by_rows, mut by_pixels) = (img.clone(), img);
+                blur(&mut by_rows, passes);
+                blur_by_pixel(&mut by_pixels, passes);
+                assert!(by_rows == by_pixels, "{w} x {h}, {passes} passes");
+            }
+        }
+    }
+
     use super::*;
 
     #[test]
