@@ -818,67 +818,82 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         return;
     };
     let dir = fresh_dir("calibrate");
-    let run = |args: &[&str]| {
+    // Each phone's state (a game's pace, its refused words) kept apart.
+    let run_in = |state: &str, args: &[&str]| {
         through_server(&server, &dir, args[0])
             .args(&args[1..])
+            .env("XDG_STATE_HOME", dir.join("state").join(state))
             .output()
             .unwrap()
     };
-    for (model, board) in [
-        (Model::Nexus7, "rats/eqxj/zkvw/ybxo"),
-        (Model::Pixel, "mild/exqf/gkzh/vnyu"),
-        (Model::Small, "cape/rwjq/xzvk/oybf"),
-    ] {
-        // The phone's screen has gone off, to a swipe lock: calibrate turns it on and
-        // dismisses the lock (MENU on Android 4.4 and 5.1, `wm dismiss-keyguard` on 13).
-        let phone = common::start_with(SimConfig {
-            model,
-            game: GameConfig {
-                board: Some(Board::parse(board).unwrap()),
-                screen_lock: ScreenLock::Swipe,
-                ..GameConfig::default()
-            },
-            report: None,
-            letters: None,
-        });
-        phone.device().key(Key::Power);
-        let addr = phone.addr().to_string();
-        let name = format!("new-{}", model.name());
-        // Watching for the clock and score is the test below's.
-        let out = run(&[
-            "calibrate",
-            "--name",
-            &name,
-            "--connect",
-            &addr,
-            "--watch-secs",
-            "0",
-        ]);
-        let what = format!("{}: {}", model.name(), text(&out.stderr));
-        assert!(out.status.success(), "{what}");
-        let said = text(&out.stdout);
-        assert!(said.contains("routes that work: monkey"), "{said}");
-        let toml = dir.join("devices").join(format!("{name}.toml"));
-        let overlay = image::open(dir.join("devices").join(format!("{name}.overlay.png")))
-            .expect("an overlay PNG");
-        let profile = scramblebot::profile::Profile::load(&toml).expect("a valid profile");
-        assert_eq!((overlay.width(), overlay.height()), profile.screen());
-        assert!(phone.device().game().strokes().is_empty(), "{what}");
-        assert!(said.contains("dismissed it"), "{said}");
-        assert_eq!(phone.device().report().unlocks, 1, "{what}");
-        // Calibrating touches nothing; playing with the new profile (found in ./devices)
-        // enters every word of the board read on the screen.
-        let out = run(&["play", "--device", &name, "-s", &addr, "--json"]);
-        let what = format!("{}: {}", model.name(), text(&out.stderr));
-        assert!(out.status.success(), "{what}");
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(r["board_from"], "screen", "{what}");
-        referee_agrees(&phone, &r);
-        // A second calibration under the same name needs --force.
-        let out = run(&["calibrate", "--name", &name, "-s", &addr]);
-        fails_with(&out, 2, "--force", "an existing profile");
-        assert!(server.adb(&["disconnect", &addr]).status.success());
-    }
+    let run = |args: &[&str]| run_in("other", args);
+    // Each phone at once (they wait on the phones more than they work).
+    std::thread::scope(|scope| {
+        for (model, board) in [
+            (Model::Nexus7, "rats/eqxj/zkvw/ybxo"),
+            (Model::Pixel, "mild/exqf/gkzh/vnyu"),
+            (Model::Small, "cape/rwjq/xzvk/oybf"),
+        ] {
+            let (server, run_in, dir) = (&server, &run_in, &dir);
+            scope.spawn(move || {
+                // The phone's screen has gone off, to a swipe lock: calibrate turns it on and
+                // dismisses the lock (MENU on Android 4.4 and 5.1, `wm dismiss-keyguard` on 13).
+                let phone = common::start_with(SimConfig {
+                    model,
+                    game: GameConfig {
+                        board: Some(Board::parse(board).unwrap()),
+                        screen_lock: ScreenLock::Swipe,
+                        ..GameConfig::default()
+                    },
+                    report: None,
+                    letters: None,
+                });
+                phone.device().key(Key::Power);
+                let addr = phone.addr().to_string();
+                let name = format!("new-{}", model.name());
+                // Watching for the clock and score is the test below's.
+                let out = run_in(
+                    model.name(),
+                    &[
+                        "calibrate",
+                        "--name",
+                        &name,
+                        "--connect",
+                        &addr,
+                        "--watch-secs",
+                        "0",
+                    ],
+                );
+                let what = format!("{}: {}", model.name(), text(&out.stderr));
+                assert!(out.status.success(), "{what}");
+                let said = text(&out.stdout);
+                assert!(said.contains("routes that work: monkey"), "{said}");
+                let toml = dir.join("devices").join(format!("{name}.toml"));
+                let overlay = image::open(dir.join("devices").join(format!("{name}.overlay.png")))
+                    .expect("an overlay PNG");
+                let profile = scramblebot::profile::Profile::load(&toml).expect("a valid profile");
+                assert_eq!((overlay.width(), overlay.height()), profile.screen());
+                assert!(phone.device().game().strokes().is_empty(), "{what}");
+                assert!(said.contains("dismissed it"), "{said}");
+                assert_eq!(phone.device().report().unlocks, 1, "{what}");
+                // Calibrating touches nothing; playing with the new profile (found in ./devices)
+                // enters every word of the board read on the screen.
+                let out = run_in(
+                    model.name(),
+                    &["play", "--device", &name, "-s", &addr, "--json"],
+                );
+                let what = format!("{}: {}", model.name(), text(&out.stderr));
+                assert!(out.status.success(), "{what}");
+                let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(r["board_from"], "screen", "{what}");
+                referee_agrees(&phone, &r);
+                // A second calibration under the same name needs --force.
+                let out = run_in(model.name(), &["calibrate", "--name", &name, "-s", &addr]);
+                fails_with(&out, 2, "--force", "an existing profile");
+                assert!(server.adb(&["disconnect", &addr]).status.success());
+            });
+        }
+    });
     // From a file; a screen that is not a round; bad names and points.
     let lobby = common::start_game(
         Model::Nexus7,
@@ -1267,41 +1282,51 @@ fn every_route_plays_through_debians_adb_server() {
         (Model::Pixel, "cats/xxxx/xxxx/xxxx", "tap", &["tap"]),
         (Model::Pixel, "rats/exxx/xxxx/xxxx", "auto", &["monkey"]),
     ];
-    for &(model, board, route, used) in cases {
-        let phone = sim(model, board);
-        let addr = phone.addr().to_string();
-        let out = play_through(
-            &server,
-            &[
-                "--device",
-                model.name(),
-                "--board",
-                board,
-                "--connect",
-                &addr,
-                "--route",
-                route,
-                "--json",
-            ],
-        );
-        let what = format!("{} {route}: {}", model.name(), text(&out.stderr));
-        assert!(out.status.success(), "{what}");
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(
-            r["bot"]["words_entered"], r["bot"]["words_planned"],
-            "{what}"
-        );
-        let routes: Vec<&str> = r["bot"]["routes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|u| u["route"].as_str().unwrap())
-            .collect();
-        assert_eq!(routes, used, "{what}");
-        assert!(r["first_touch_ms"].as_f64().unwrap() > 0.0, "{what}");
-        referee_agrees(&phone, &r);
-        assert!(server.adb(&["disconnect", &addr]).status.success());
-    }
+    // Each case on its own phone, all at once (they wait on the phones more than they work),
+    // each keeping its state (a game's pace, its refused words) apart.
+    std::thread::scope(|scope| {
+        for (case, &(model, board, route, used)) in cases.iter().enumerate() {
+            let (server, sim) = (&server, &sim);
+            scope.spawn(move || {
+                let phone = sim(model, board);
+                let addr = phone.addr().to_string();
+                let out = play_command(
+                    server,
+                    &[
+                        "--device",
+                        model.name(),
+                        "--board",
+                        board,
+                        "--connect",
+                        &addr,
+                        "--route",
+                        route,
+                        "--json",
+                    ],
+                )
+                .env("XDG_STATE_HOME", server.home.join(format!("state-{case}")))
+                .output()
+                .unwrap();
+                let what = format!("{} {route}: {}", model.name(), text(&out.stderr));
+                assert!(out.status.success(), "{what}");
+                let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(
+                    r["bot"]["words_entered"], r["bot"]["words_planned"],
+                    "{what}"
+                );
+                let routes: Vec<&str> = r["bot"]["routes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|u| u["route"].as_str().unwrap())
+                    .collect();
+                assert_eq!(routes, used, "{what}");
+                assert!(r["first_touch_ms"].as_f64().unwrap() > 0.0, "{what}");
+                referee_agrees(&phone, &r);
+                assert!(server.adb(&["disconnect", &addr]).status.success());
+            });
+        }
+    });
     // A route the phone's Android does not allow is refused before any touch, with the reason.
     for (model, route, reason) in [
         (
@@ -2540,12 +2565,17 @@ fn play_warns_loudly_when_the_games_score_does_not_move() {
         let out = through_server(&server, &dir, "play")
             .args(["--profile", profile.to_str().unwrap(), "--connect", &addr])
             .args(["--board", &board, "--json"])
+            .env("XDG_STATE_HOME", dir.join(format!("state-{dialog:?}")))
             .output()
             .unwrap();
         (out, phone.device().report())
     };
+    // Both at once, each on its own phone, each keeping its state apart.
+    let ((out, report), (dialog_out, dialog_report)) = std::thread::scope(|scope| {
+        let dialog = scope.spawn(|| run(Some(1)));
+        (run(None), dialog.join().expect("the run under a dialog"))
+    });
     // The game takes the words: the score moved, nothing said.
-    let (out, report) = run(None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["score_moved"], true, "{json}");
@@ -2557,7 +2587,7 @@ fn play_warns_loudly_when_the_games_score_does_not_move() {
     assert!(report.words > 3);
     // Android's dialog over the game takes every touch: the bot sends its words, the score
     // stays, and it says so loudly with the screen saved.
-    let (out, report) = run(Some(1));
+    let (out, report) = (dialog_out, dialog_report);
     let err = text(&out.stderr);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["score_moved"], false, "{json}");
