@@ -507,14 +507,25 @@ pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
         return None;
     }
     let scratch = &mut Scratch::default();
-    if let Some(g) = search(&s, scratch) {
-        return Some((g, Polarity::Light));
-    }
     let negative = Shrunk {
         luma: s.luma.iter().map(|l| 255 - l).collect(),
         ..s
     };
-    if let Some(g) = search(&negative, scratch) {
+    // Plain masks of both ways round before opened ones of either: a board of dark tiles
+    // is found on its negative's plain masks without first paying for the light screen's
+    // opened ones, which find nothing on it.
+    let (light, light_sizes) = search_plain_sized(&s, scratch);
+    if let Some(g) = light {
+        return Some((g, Polarity::Light));
+    }
+    let (dark, dark_sizes) = search_plain_sized(&negative, scratch);
+    if let Some(g) = dark {
+        return Some((g, Polarity::Dark));
+    }
+    if let Some(g) = search_opened(&s, light_sizes, scratch) {
+        return Some((g, Polarity::Light));
+    }
+    if let Some(g) = search_opened(&negative, dark_sizes, scratch) {
         return Some((g, Polarity::Dark));
     }
     if let Some(found) = by_colour(&s, &rgb, scratch) {
@@ -632,41 +643,51 @@ fn letters_way(s: &Shrunk, grid: &Grid) -> Polarity {
     }
 }
 
-/// The grid search on a shrunk screen.
+/// The grid search on a shrunk screen: plain masks, then, when they find none, opened ones.
 fn search(s: &Shrunk, scratch: &mut Scratch) -> Option<Grid> {
+    let (found, sizes) = search_plain_sized(s, scratch);
+    found.or_else(|| search_opened(s, sizes, scratch))
+}
+
+/// The grid search on plain masks, and the sizes of the tile-shaped regions they showed.
+fn search_plain_sized(s: &Shrunk, scratch: &mut Scratch) -> (Option<Grid>, Vec<f32>) {
     // (tiles seen, -mean error) decides.
     let mut best: Option<(Grid, f32)> = None;
-    // Plain masks first; opened ones (slower) only when they find no grid, which is when a
-    // traced path's line may have joined too many tiles. Those are worked at half the working
-    // width (a quarter of the pixels), their blobs brought back to the working scale.
     let mut sizes = Vec::new();
     for t in THRESHOLDS {
         let found = blobs(s, t, None, scratch);
         sizes.extend(found.iter().map(|b| (b.w + b.h) / 2.0));
         consider(&found, &mut best);
     }
-    if best.is_none() {
-        let half = halve(s);
-        let r = (half.w as f32 * OPENING).round() as usize;
-        let k = half.scale / s.scale;
-        let mut opened = |max_hole: Option<usize>, best: &mut Option<(Grid, f32)>| {
-            for t in THRESHOLDS {
-                let mut found = blobs(&half, t, Some(Opening { r, max_hole }), scratch);
-                for b in &mut found {
-                    (b.cx, b.cy, b.w, b.h) = (b.cx * k, b.cy * k, b.w * k, b.h * k);
-                }
-                consider(&found, best);
+    (to_screen(s, best), sizes)
+}
+
+/// The grid search on opened masks (slower), for when plain ones find no grid, which is when
+/// a traced path's line may have joined too many tiles. They are worked at half the working
+/// width (a quarter of the pixels), their blobs brought back to the working scale. `sizes`:
+/// the plain masks' tile-shaped regions' sizes.
+fn search_opened(s: &Shrunk, mut sizes: Vec<f32>, scratch: &mut Scratch) -> Option<Grid> {
+    let mut best: Option<(Grid, f32)> = None;
+    let half = halve(s);
+    let r = (half.w as f32 * OPENING).round() as usize;
+    let k = half.scale / s.scale;
+    let mut opened = |max_hole: Option<usize>, best: &mut Option<(Grid, f32)>| {
+        for t in THRESHOLDS {
+            let mut found = blobs(&half, t, Some(Opening { r, max_hole }), scratch);
+            for b in &mut found {
+                (b.cx, b.cy, b.w, b.h) = (b.cx * k, b.cy * k, b.w * k, b.h * k);
             }
-        };
-        opened(None, &mut best);
-        // A path that closes a loop encloses the streets inside it, and filling that hole
-        // joins every tile in it: holes are then filled only up to a glyph's size, under the
-        // side of the tiles the plain masks saw.
-        if best.is_none() && !sizes.is_empty() {
-            let mid = sizes.len() / 2;
-            let size = *sizes.select_nth_unstable_by(mid, f32::total_cmp).1;
-            opened(Some((size / k * GLYPH_HOLE) as usize), &mut best);
+            consider(&found, best);
         }
+    };
+    opened(None, &mut best);
+    // A path that closes a loop encloses the streets inside it, and filling that hole joins
+    // every tile in it: holes are then filled only up to a glyph's size, under the side of
+    // the tiles the plain masks saw.
+    if best.is_none() && !sizes.is_empty() {
+        let mid = sizes.len() / 2;
+        let size = *sizes.select_nth_unstable_by(mid, f32::total_cmp).1;
+        opened(Some((size / k * GLYPH_HOLE) as usize), &mut best);
     }
     to_screen(s, best)
 }
