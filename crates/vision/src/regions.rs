@@ -1,5 +1,6 @@
-//! Connected regions of a mask, labelled by flood fill: the one labelling that the grid search,
-//! glyph isolation, badges and counter counting share.
+//! Connected regions of a mask, found by runs (each row's stretches of set pixels joined to
+//! those they touch in the row above): the one labelling that the grid search, glyph
+//! isolation, badges and counter counting share.
 
 /// How pixels touch: by a side only, or by a side or a corner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +46,7 @@ impl Region {
     }
 }
 
-/// Scratch space for `label`, kept by callers that label often.
+/// Scratch space for `label` and `regions`, kept by callers that label often.
 #[derive(Default)]
 pub struct Runs {
     /// Each row's stretches of set pixels, in scan order: (row, first x, x past the last).
