@@ -13,11 +13,11 @@
 //! at half the width on masks whose holes are filled and that are opened by a small square,
 //! which cuts a line joining tiles; when a traced path closes a loop, filling every hole
 //! would fill the loop too, so a last try fills only holes of a glyph's size (under the side
-//! of the tiles the plain masks saw). `find_either` goes on where light tiles give no grid:
-//! dark tiles (the same search on the negative), tiles of one colour as light as their panel
-//! (on how near each pixel is to each of the screen's common colours), and last darker
-//! thresholds, which find a board dimmed under an overlay; it says which way round the
-//! letters are.
+//! of the tiles the plain masks saw). `find_either` also looks for dark tiles (the same
+//! search on the negative: plain masks both ways round before opened masks either way), then
+//! tiles of one colour as light as their panel (on how near each pixel is to each of the
+//! screen's common colours), and last darker thresholds, which find a board dimmed under an
+//! overlay; it says which way round the letters are.
 
 use image::RgbaImage;
 
@@ -514,11 +514,11 @@ pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
     // Plain masks of both ways round before opened ones of either: a board of dark tiles
     // is found on its negative's plain masks without first paying for the light screen's
     // opened ones, which find nothing on it.
-    let (light, light_sizes) = search_plain_sized(&s, scratch);
+    let (light, light_sizes) = search_plain_sized(&s, &THRESHOLDS, scratch);
     if let Some(g) = light {
         return Some((g, Polarity::Light));
     }
-    let (dark, dark_sizes) = search_plain_sized(&negative, scratch);
+    let (dark, dark_sizes) = search_plain_sized(&negative, &THRESHOLDS, scratch);
     if let Some(g) = dark {
         return Some((g, Polarity::Dark));
     }
@@ -645,16 +645,21 @@ fn letters_way(s: &Shrunk, grid: &Grid) -> Polarity {
 
 /// The grid search on a shrunk screen: plain masks, then, when they find none, opened ones.
 fn search(s: &Shrunk, scratch: &mut Scratch) -> Option<Grid> {
-    let (found, sizes) = search_plain_sized(s, scratch);
+    let (found, sizes) = search_plain_sized(s, &THRESHOLDS, scratch);
     found.or_else(|| search_opened(s, sizes, scratch))
 }
 
-/// The grid search on plain masks, and the sizes of the tile-shaped regions they showed.
-fn search_plain_sized(s: &Shrunk, scratch: &mut Scratch) -> (Option<Grid>, Vec<f32>) {
+/// The grid search on plain masks at `thresholds`, and the sizes of the tile-shaped regions
+/// they showed.
+fn search_plain_sized(
+    s: &Shrunk,
+    thresholds: &[u8],
+    scratch: &mut Scratch,
+) -> (Option<Grid>, Vec<f32>) {
     // (tiles seen, -mean error) decides.
     let mut best: Option<(Grid, f32)> = None;
     let mut sizes = Vec::new();
-    for t in THRESHOLDS {
+    for &t in thresholds {
         let found = blobs(s, t, None, scratch);
         sizes.extend(found.iter().map(|b| (b.w + b.h) / 2.0));
         consider(&found, &mut best);
@@ -694,11 +699,7 @@ fn search_opened(s: &Shrunk, mut sizes: Vec<f32>, scratch: &mut Scratch) -> Opti
 
 /// The grid search on plain masks alone, at `thresholds`.
 fn search_plain(s: &Shrunk, thresholds: &[u8], scratch: &mut Scratch) -> Option<Grid> {
-    let mut best = None;
-    for &t in thresholds {
-        consider(&blobs(s, t, None, scratch), &mut best);
-    }
-    to_screen(s, best)
+    search_plain_sized(s, thresholds, scratch).0
 }
 
 /// The best grid found, in the screen's pixels.
