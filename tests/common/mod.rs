@@ -12,18 +12,28 @@ use std::time::{Duration, Instant};
 use scramblebot::sim::{Model, Sim, SimConfig};
 use scramblebot::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION};
 
-/// For test binaries whose tests mostly wait for rounds on the wall clock (cli, daemon): runs
-/// twice as many tests at once as the machine has cores, unless `RUST_TEST_THREADS` is set.
-/// libtest's default, one test per core, left two cores about 70% idle through those binaries
-/// (vmstat, 2 cores). A binary opts in by naming this in its `.init_array`, which the C
-/// runtime calls before `main`: the process has one thread then, so setting the variable races
-/// with nothing, and libtest reads it once `main` runs.
-pub extern "C" fn twice_the_cores_at_once() {
+/// For test binaries whose tests mostly wait for rounds on the wall clock: run `per_core`
+/// times as many tests at once as the machine has cores, unless `RUST_TEST_THREADS` is set.
+/// libtest's default, one test per core, left two cores about 70% idle through them (vmstat,
+/// 2 cores). A binary opts in by naming one of the functions below in its `.init_array`,
+/// which the C runtime calls before `main`: the process has one thread then, so setting the
+/// variable races with nothing, and libtest reads it once `main` runs.
+fn tests_at_once(per_core: usize) {
     if std::env::var_os("RUST_TEST_THREADS").is_none() {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         // SAFETY: called before main, while the process has no other thread.
-        unsafe { std::env::set_var("RUST_TEST_THREADS", (2 * cores).to_string()) };
+        unsafe { std::env::set_var("RUST_TEST_THREADS", (per_core * cores).to_string()) };
     }
+}
+
+/// `tests_at_once(2)`: the cli's tests, whose rounds keep two cores 44% busy so.
+pub extern "C" fn twice_the_cores_at_once() {
+    tests_at_once(2);
+}
+
+/// `tests_at_once(4)`: the daemon's seven, all at once on two cores (27% busy so).
+pub extern "C" fn four_times_the_cores_at_once() {
+    tests_at_once(4);
 }
 
 /// How often `poll_until` asks.
