@@ -92,3 +92,42 @@ pub(super) fn morphed(mask: &[bool], n: usize, erode: bool, times: usize) -> Vec
 pub(super) fn open_twice(mask: &[bool], n: usize) -> Vec<bool> {
     morphed(&morphed(mask, n, true, 2), n, false, 2)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scramblebot_core::sample::Rng;
+
+    /// One step of erosion or dilation is its definition, pixel by pixel, on random masks of
+    /// every density and sizes from 1 (where there are no neighbours) up.
+    #[test]
+    fn a_step_of_morphology_is_its_definition() {
+        let mut rng = Rng::new(0x6d6f_7270_6800_0001);
+        for _ in 0..400 {
+            let n = 1 + rng.below(24);
+            let density = rng.below(101);
+            let mask: Vec<bool> = (0..n * n).map(|_| rng.below(100) < density).collect();
+            for erode in [true, false] {
+                let want: Vec<bool> = (0..n * n)
+                    .map(|p| {
+                        let (x, y) = ((p % n) as i64, (p / n) as i64);
+                        // The pixel and its four neighbours that lie on the mask.
+                        let near = [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)]
+                            .into_iter()
+                            .map(|(dx, dy)| (x + dx, y + dy))
+                            .filter(|&(a, b)| {
+                                (0..n as i64).contains(&a) && (0..n as i64).contains(&b)
+                            })
+                            .map(|(a, b)| mask[b as usize * n + a as usize]);
+                        if erode {
+                            near.into_iter().all(|m| m)
+                        } else {
+                            near.into_iter().any(|m| m)
+                        }
+                    })
+                    .collect();
+                assert_eq!(morph(&mask, n, erode), want, "n {n}, erode {erode}");
+            }
+        }
+    }
+}
