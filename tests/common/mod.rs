@@ -226,24 +226,30 @@ impl AdbServer {
             scramblebot::testing::skip("Debian's adb server (the command `adb`)", "adb");
             return None;
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let home = std::env::temp_dir().join(format!(
-            "scramblebot-adb-home-{}-{port}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&home).unwrap();
-        let server = AdbServer { port, home };
-        let out = server.adb(&["start-server"]);
-        assert!(
-            out.status.success(),
-            "adb start-server: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Some(server)
+        // A port found free may be taken by another test's phone or server before this
+        // server binds it: another port is tried then, twice at most, and each failure said.
+        let mut failures = Vec::new();
+        for _ in 0..3 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let home = std::env::temp_dir().join(format!(
+                "scramblebot-adb-home-{}-{port}",
+                std::process::id()
+            ));
+            std::fs::create_dir_all(&home).unwrap();
+            let server = AdbServer { port, home };
+            let out = server.adb(&["start-server"]);
+            if out.status.success() {
+                return Some(server);
+            }
+            let why = format!("port {port}: {}", String::from_utf8_lossy(&out.stderr));
+            eprintln!("adb start-server failed, trying another port: {why}");
+            failures.push(why);
+        }
+        panic!("adb start-server failed three times: {failures:#?}");
     }
     /// Waits until the server lists `serial` as a device ready for use.
     pub fn wait_for_device(&self, serial: &str) {
