@@ -26,9 +26,9 @@ fn tests_at_once(per_core: usize) {
     }
 }
 
-/// `tests_at_once(2)`: the cli's tests, whose rounds keep two cores 44% busy so.
-pub extern "C" fn twice_the_cores_at_once() {
-    tests_at_once(2);
+/// `tests_at_once(3)`: the cli's tests (two cores 44% busy at twice the cores).
+pub extern "C" fn three_times_the_cores_at_once() {
+    tests_at_once(3);
 }
 
 /// `tests_at_once(4)`: the daemon's seven, all at once on two cores (27% busy so).
