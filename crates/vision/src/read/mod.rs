@@ -300,7 +300,8 @@ pub fn negative(img: &RgbaImage) -> RgbaImage {
 /// turning it all over took about a tenth of reading a board of dark tiles.
 pub fn negative_rows(img: &RgbaImage, rows: std::ops::Range<u32>) -> RgbaImage {
     let row = img.width() as usize * 4;
-    let (start, end) = (rows.start as usize * row, rows.end as usize * row);
+    let end = rows.end.min(img.height());
+    let (start, end) = (rows.start.min(end) as usize * row, end as usize * row);
     // Zeroed memory comes from the system untouched: pages never written cost nothing.
     let mut out = vec![0u8; img.as_raw().len()];
     // 255 - v is v with its bits turned over: byte-wise, which vectorises.
@@ -315,8 +316,8 @@ pub fn negative_rows(img: &RgbaImage, rows: std::ops::Range<u32>) -> RgbaImage {
 
 /// The rows a reading of `grid` looks at, on a screen `height` rows tall: a pitch above its
 /// top row of tiles' centres to a pitch below its bottom one. A tile's widest crop (`WIDER`
-/// times its side, and a fifth more for its negative) reaches 0.78 of a side from its
-/// centre, under a pitch.
+/// times its side but at most the pitch, and a fifth more for its negative) reaches at most
+/// 0.6 of a pitch from its centre; the streets and badges lie between the tiles.
 fn rows_read(grid: &Grid, height: u32) -> std::ops::Range<u32> {
     let top = grid.centres[0].1.min(grid.centres[3].1) - grid.pitch.1;
     let bottom = grid.centres[12].1.max(grid.centres[15].1) + grid.pitch.1;

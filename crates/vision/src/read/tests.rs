@@ -984,3 +984,24 @@ fn a_heavy_letter_on_a_face_shaded_widely_is_found() {
     assert_eq!(tile, 22, "{runner_up} at {confidence}");
     assert!(confidence >= SURE, "{confidence}");
 }
+
+/// The negative of some rows turns over those rows' colours, keeps their alpha, leaves the
+/// rest zero, and takes rows past the screen's bottom as up to it.
+#[test]
+fn a_negative_of_rows_turns_over_those_rows_alone() {
+    let img = RgbaImage::from_fn(3, 5, |x, y| {
+        Rgba([x as u8 * 40, y as u8 * 50, 200, 255 - y as u8])
+    });
+    let neg = negative_rows(&img, 2..100);
+    for (x, y, p) in neg.enumerate_pixels() {
+        let q = img.get_pixel(x, y).0;
+        let want = if y >= 2 {
+            [!q[0], !q[1], !q[2], q[3]]
+        } else {
+            [0; 4]
+        };
+        assert_eq!(p.0, want, "({x}, {y})");
+    }
+    assert_eq!(negative(&img), negative_rows(&img, 0..5));
+    assert!(negative_rows(&img, 7..9).pixels().all(|p| p.0 == [0; 4]));
+}
