@@ -236,7 +236,7 @@ fn sockets_dripping_bytes_do_not_lock_out_a_real_adb_connect() {
     };
     let limits = Limits {
         connections: 8,
-        stall: Duration::from_secs(2),
+        stall: Duration::from_secs(1),
         ..Limits::default()
     };
     let sim = sim_with(limits);
