@@ -745,9 +745,9 @@ fn every_screen_of_the_gallery_is_still_read_exactly_and_surely() {
 }
 
 /// A board of dark tiles is read on the negative of the rows around its grid alone: reading
-/// it so gives what reading it on the whole screen's negative does, on the second
-/// generator's dark boards (a third of its boards), which are drawn up to the screen's edges
-/// and under every decoration.
+/// it so gives what reading it on the whole screen's negative does, on the ten dark boards
+/// among the second generator's first 30 screens of seed 5, which are drawn up to the
+/// screen's edges and under every decoration.
 #[test]
 fn a_dark_board_read_on_its_rows_alone_reads_as_on_the_whole_negative() {
     let dir = std::path::Path::new("/usr/share/fonts");
@@ -758,13 +758,11 @@ fn a_dark_board_read_on_its_rows_alone_reads_as_on_the_whole_negative() {
         return;
     }
     let classifier = Classifier::built_in();
-    let mut dark = 0;
-    for index in 0..30 {
+    for index in [5, 6, 10, 13, 16, 24, 26, 27, 28, 29] {
         let s = which.sample(&faces, 5, index);
         let Some((g, grid::Polarity::Dark)) = grid::find_either(&s.image) else {
-            continue;
+            panic!("sample {index} is no longer a board of dark tiles");
         };
-        dark += 1;
         let whole = read::read_on(&read::negative(&s.image), Some(&g), &classifier, 1);
         assert_eq!(
             read::read_on(&s.image, None, &classifier, 1),
@@ -772,6 +770,4 @@ fn a_dark_board_read_on_its_rows_alone_reads_as_on_the_whole_negative() {
             "sample {index}"
         );
     }
-    eprintln!("{dark} dark boards");
-    assert!(dark >= 5, "only {dark} dark boards");
 }
