@@ -102,6 +102,13 @@ fn run(model: Model, script: &str) -> (String, String, i32) {
 }
 
 /// Runs a script on `device`: (stdout, stderr, status).
+/// A phone whose time moves on at once where a service lets it pass (a JVM starting, a
+/// swipe): the caller's clock, which outside a tokio runtime is the wall clock otherwise.
+/// What these tests check is what the phone does, not how long it takes.
+fn on_its_own_clock(config: SimConfig) -> Arc<Device> {
+    Device::with_clock(config, crate::sim::clock::Clock::caller())
+}
+
 fn run_on(device: &Arc<Device>, script: &str) -> (String, String, i32) {
     let (mut out, mut err, mut stdin) = (Vec::new(), Vec::new(), io::empty());
     let alive = || true;
@@ -123,7 +130,7 @@ fn run_on(device: &Arc<Device>, script: &str) -> (String, String, i32) {
 #[test]
 fn the_screen_times_out_and_a_wake_key_turns_it_on() {
     for model in Model::ALL {
-        let device = Device::new(SimConfig {
+        let device = on_its_own_clock(SimConfig {
             model,
             game: GameConfig {
                 screen_timeout: Some(Duration::from_millis(300)),
@@ -137,7 +144,7 @@ fn the_screen_times_out_and_a_wake_key_turns_it_on() {
             crate::phone::parse_wakefulness(&out)
         };
         assert_eq!(wakefulness(), Some(true));
-        std::thread::sleep(Duration::from_millis(400));
+        device.clock().pass(Duration::from_millis(400));
         assert_eq!(wakefulness(), Some(false), "{model:?}");
         assert!(device.screenshot().pixels().all(|p| p.0 == [0, 0, 0, 255]));
         // A touch on the dark screen never reaches the game.
@@ -167,7 +174,7 @@ fn the_screen_times_out_and_a_wake_key_turns_it_on() {
 fn a_lock_screen_shows_after_the_screen_went_off_and_only_one_without_a_secret_goes() {
     for model in Model::ALL {
         for lock in [ScreenLock::None, ScreenLock::Swipe, ScreenLock::Pin] {
-            let device = Device::new(SimConfig {
+            let device = on_its_own_clock(SimConfig {
                 model,
                 game: GameConfig {
                     screen_lock: lock,
