@@ -732,34 +732,44 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
         })
     };
     // Every model, through the route auto picks: the board comes from the screen, raw
-    // screencap from Android 5, the framebuffer service before.
-    for (model, board) in [
-        (Model::Nexus7, "rats/eqxj/zkvw/ybxo"),
-        (Model::Pixel, "mild/exqf/gkzh/vnyu"),
-        (Model::Small, "cape/rwjq/xzvk/oybf"),
-    ] {
-        let phone = sim(model, board, false);
-        let addr = phone.addr().to_string();
-        let out = play_through(
-            &server,
-            &["--device", model.name(), "--connect", &addr, "--json"],
-        );
-        let what = format!("{}: {}", model.name(), text(&out.stderr));
-        assert!(out.status.success(), "{what}");
-        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(r["board_from"], "screen", "{what}");
-        assert_eq!(
-            r["board"].as_str().unwrap(),
-            Board::parse(board).unwrap().to_string(),
-            "{what}"
-        );
-        assert_eq!(
-            r["bot"]["words_entered"], r["bot"]["words_planned"],
-            "{what}"
-        );
-        referee_agrees(&phone, &r);
-        assert!(server.adb(&["disconnect", &addr]).status.success());
-    }
+    // screencap from Android 5, the framebuffer service before. The phones play at once,
+    // each keeping its state apart.
+    std::thread::scope(|scope| {
+        for (model, board) in [
+            (Model::Nexus7, "rats/eqxj/zkvw/ybxo"),
+            (Model::Pixel, "mild/exqf/gkzh/vnyu"),
+            (Model::Small, "cape/rwjq/xzvk/oybf"),
+        ] {
+            let (server, sim) = (&server, &sim);
+            scope.spawn(move || {
+                let phone = sim(model, board, false);
+                let addr = phone.addr().to_string();
+                let state = server.home.join(format!("state-{}", model.name()));
+                let out = play_command(
+                    server,
+                    &["--device", model.name(), "--connect", &addr, "--json"],
+                )
+                .env("XDG_STATE_HOME", state)
+                .output()
+                .unwrap();
+                let what = format!("{}: {}", model.name(), text(&out.stderr));
+                assert!(out.status.success(), "{what}");
+                let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(r["board_from"], "screen", "{what}");
+                assert_eq!(
+                    r["board"].as_str().unwrap(),
+                    Board::parse(board).unwrap().to_string(),
+                    "{what}"
+                );
+                assert_eq!(
+                    r["bot"]["words_entered"], r["bot"]["words_planned"],
+                    "{what}"
+                );
+                referee_agrees(&phone, &r);
+                assert!(server.adb(&["disconnect", &addr]).status.success());
+            });
+        }
+    });
     // A screen that is not a board (the lobby) is not played: exit 3, the screenshot saved
     // where the user ran the bot, and no touch.
     let dir = fresh_dir("unsure");
