@@ -11,6 +11,13 @@ static AT_ONCE: extern "C" fn() = common::three_times_the_cores_at_once;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// A board for each virtual phone, for the tests that play every model at once.
+const ONE_BOARD_A_MODEL: [(scramblebot::sim::Model, &str); 3] = [
+    (scramblebot::sim::Model::Nexus7, "rats/eqxj/zkvw/ybxo"),
+    (scramblebot::sim::Model::Pixel, "mild/exqf/gkzh/vnyu"),
+    (scramblebot::sim::Model::Small, "cape/rwjq/xzvk/oybf"),
+];
+
 fn scramblebot(args: &[&str]) -> Output {
     common::bin()
         .args(args)
@@ -735,11 +742,7 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     // screencap from Android 5, the framebuffer service before. The phones play at once,
     // each keeping its state apart.
     std::thread::scope(|scope| {
-        for (model, board) in [
-            (Model::Nexus7, "rats/eqxj/zkvw/ybxo"),
-            (Model::Pixel, "mild/exqf/gkzh/vnyu"),
-            (Model::Small, "cape/rwjq/xzvk/oybf"),
-        ] {
+        for (model, board) in ONE_BOARD_A_MODEL {
             let (server, sim) = (&server, &sim);
             scope.spawn(move || {
                 let phone = sim(model, board, false);
@@ -846,11 +849,7 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
     let run = |args: &[&str]| run_in("other", args);
     // Each phone at once (they wait on the phones more than they work).
     std::thread::scope(|scope| {
-        for (model, board) in [
-            (Model::Nexus7, "rats/eqxj/zkvw/ybxo"),
-            (Model::Pixel, "mild/exqf/gkzh/vnyu"),
-            (Model::Small, "cape/rwjq/xzvk/oybf"),
-        ] {
+        for (model, board) in ONE_BOARD_A_MODEL {
             let (server, run_in, dir) = (&server, &run_in, &dir);
             scope.spawn(move || {
                 // The phone's screen has gone off, to a swipe lock: calibrate turns it on and

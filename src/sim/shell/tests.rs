@@ -101,7 +101,6 @@ fn run(model: Model, script: &str) -> (String, String, i32) {
     run_on(&device, script)
 }
 
-/// Runs a script on `device`: (stdout, stderr, status).
 /// A phone whose time moves on at once where a service lets it pass (a JVM starting, a
 /// swipe): the caller's clock, which outside a tokio runtime is the wall clock otherwise.
 /// What these tests check is what the phone does, not how long it takes.
@@ -109,6 +108,7 @@ fn on_its_own_clock(config: SimConfig) -> Arc<Device> {
     Device::with_clock(config, crate::sim::clock::Clock::caller())
 }
 
+/// Runs a script on `device`: (stdout, stderr, status).
 fn run_on(device: &Arc<Device>, script: &str) -> (String, String, i32) {
     let (mut out, mut err, mut stdin) = (Vec::new(), Vec::new(), io::empty());
     let alive = || true;

@@ -1073,6 +1073,8 @@ pub fn measure(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// The blur as first written, a pixel and its neighbours at a time: the reference.
     fn blur_by_pixel(img: &mut RgbaImage, passes: usize) {
         for _ in 0..passes {
@@ -1120,8 +1122,6 @@ mod tests {
             }
         }
     }
-
-    use super::*;
 
     #[test]
     fn a_pill_of_any_size_is_drawn() {
