@@ -34,6 +34,7 @@ mod veil;
 
 use image::RgbaImage;
 
+use super::glyph::Ink;
 pub use super::glyph::SURE;
 use super::glyph::{Classifier, Features, QU, Reference, Verdict};
 use super::grid::{Grid, Polarity};
@@ -393,6 +394,23 @@ struct Seen {
 /// read exactly 253/264/263 -> 253/265/266, with no more dimmed boards read as live.
 const WIDER: f32 = 1.3;
 
+/// Whether `ink`, found on a crop of a tile `side` wide, spans more than `tile` both ways: a
+/// glyph lies on its tile, and what is wider and taller than the tile's face is a tile, a
+/// tinted bonus tile as dark as its letter is light, seen whole on a lighter panel by a crop
+/// wider than the tile (second generator seed 4 sample 9: read as B surely once its grid was
+/// centred; its letter is then read the other way round).
+fn wider_than(ink: &Ink, side: f32, tile: f32) -> bool {
+    let cell = side * CROP / ink.w as f32;
+    let (mut x0, mut x1, mut y0, mut y1) = (usize::MAX, 0, usize::MAX, 0);
+    for (i, &v) in ink.v.iter().enumerate() {
+        if v >= crop::INK {
+            let (x, y) = (i % ink.w, i / ink.w);
+            (x0, x1, y0, y1) = (x0.min(x), x1.max(x + 1), y0.min(y), y1.max(y + 1));
+        }
+    }
+    x1 > x0 && y1 > y0 && (x1 - x0) as f32 * cell > tile && (y1 - y0) as f32 * cell > tile
+}
+
 /// Finds the glyph of the tile centred on `c` (`tile` its side as the grid has it, at most
 /// `room` in fact) and what it may be.
 fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
@@ -412,6 +430,20 @@ fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
             break;
         }
         (glyph, features) = tile_features_with(img, c, side, how);
+        if glyph
+            .ink
+            .as_ref()
+            .is_some_and(|ink| wider_than(ink, side, tile))
+        {
+            (glyph, features) = (
+                TileGlyph {
+                    ink: None,
+                    hidden: None,
+                    ..glyph
+                },
+                None,
+            );
+        }
     }
     let in_sight = features.as_ref().map_or(1.0, Features::share_in_sight);
     let qu = match (&glyph.ink, &glyph.hidden) {

@@ -1005,3 +1005,29 @@ fn a_negative_of_rows_turns_over_those_rows_alone() {
     assert_eq!(negative(&img), negative_rows(&img, 0..5));
     assert!(negative_rows(&img, 7..9).pixels().all(|p| p.0 == [0; 4]));
 }
+
+/// Ink spanning more than the tile both ways is a tile, not a glyph; a glyph as wide as a
+/// wide Qu but not as tall, or as tall as a J but not as wide, is a glyph.
+#[test]
+fn ink_wider_and_taller_than_the_tile_is_no_glyph() {
+    // A crop 130 wide of 65 cells: a cell is 130 x 0.92 / 65 = 1.84 pixels.
+    let ink = |w: usize, h: usize| {
+        let mut ink = crate::glyph::Ink::new(65, 65);
+        for y in 0..h {
+            for x in 0..w {
+                ink.v[(2 + y) * 65 + 2 + x] = 1.0;
+            }
+        }
+        ink
+    };
+    // 100 pixels of tile: 54.3 cells.
+    assert!(super::wider_than(&ink(56, 56), 130.0, 100.0));
+    assert!(!super::wider_than(&ink(60, 40), 130.0, 100.0));
+    assert!(!super::wider_than(&ink(40, 60), 130.0, 100.0));
+    assert!(!super::wider_than(&ink(54, 54), 130.0, 100.0));
+    assert!(!super::wider_than(
+        &crate::glyph::Ink::new(65, 65),
+        130.0,
+        100.0
+    ));
+}

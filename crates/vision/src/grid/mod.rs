@@ -16,13 +16,17 @@
 //! of the tiles the plain masks saw). `find_either` also looks for dark tiles (the same
 //! search on the negative: plain masks both ways round before opened masks either way), then
 //! tiles of one colour as light as their panel (on how near each pixel is to each of the
-//! screen's common colours), and last darker thresholds, which find a board dimmed under an
-//! overlay; it says which way round the letters are.
+//! screen's common colours), then tiles of any colours on a panel of one (on how far each
+//! pixel is from each), and last darker thresholds, which find a board dimmed under an
+//! overlay; it says which way round the letters are, and moves the lattice onto the middle of
+//! its tiles where a threshold cut them off centre (`refine`).
 
 use image::RgbaImage;
 
 use super::colour::distance;
 use super::regions::{Runs, Touch, label, regions};
+
+mod refine;
 
 /// The working width the screen is shrunk to.
 const WORK_WIDTH: u32 = 360;
@@ -506,15 +510,21 @@ pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
     if s.w < 16 || s.h < 16 {
         return None;
     }
+    let (grid, way) = search_either(&s, &rgb)?;
+    Some((refine::centred(&s, &rgb, grid), way))
+}
+
+/// The searches of `find_either`, in order, on the shrunk screen and its colours.
+fn search_either(s: &Shrunk, rgb: &[[u8; 3]]) -> Option<(Grid, Polarity)> {
     let scratch = &mut Scratch::default();
     let negative = Shrunk {
         luma: s.luma.iter().map(|l| 255 - l).collect(),
-        ..s
+        ..*s
     };
     // Plain masks of both ways round before opened ones of either: a board of dark tiles
     // is found on its negative's plain masks without first paying for the light screen's
     // opened ones, which find nothing on it.
-    let (light, light_sizes) = search_plain_sized(&s, &THRESHOLDS, scratch);
+    let (light, light_sizes) = search_plain_sized(s, &THRESHOLDS, scratch);
     if let Some(g) = light {
         return Some((g, Polarity::Light));
     }
@@ -522,21 +532,21 @@ pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
     if let Some(g) = dark {
         return Some((g, Polarity::Dark));
     }
-    if let Some(g) = search_opened(&s, light_sizes, scratch) {
+    if let Some(g) = search_opened(s, light_sizes, scratch) {
         return Some((g, Polarity::Light));
     }
     if let Some(g) = search_opened(&negative, dark_sizes, scratch) {
         return Some((g, Polarity::Dark));
     }
-    if let Some(found) = by_colour(&s, &rgb, scratch) {
+    if let Some(found) = by_colour(s, rgb, &[Closeness::Near, Closeness::Far], scratch) {
         return Some(found);
     }
     // Tiles a little lighter than what lies between them: dimmed under an overlay, or dark
     // tiles (whose letters are then lighter still) on a darker panel. Last: only the lighter
     // part of shaded tiles may pass these thresholds, and a grid of half tiles is a grid
     // misplaced (a J cut to an I, read surely, on the second generator).
-    search_plain(&s, &DIM_THRESHOLDS, scratch).map(|g| {
-        let way = letters_way(&s, &g);
+    search_plain(s, &DIM_THRESHOLDS, scratch).map(|g| {
+        let way = letters_way(s, &g);
         (g, way)
     })
 }
@@ -548,26 +558,56 @@ const COLOURS_APART: f32 = 48.0;
 /// ...each on at least this share of the screen (16 small tiles cover more).
 const COLOUR_SHARE: usize = 200;
 
-/// A grid of tiles of one colour, whatever their lightness: the search is run on how near
-/// each pixel is to a colour the screen shows much of (light where it is that colour), for
-/// each such colour. Green tiles on a brown panel of the same lightness are no grid in light
-/// or dark (the second generator drew a sixth of its boards so). `rgb`: the screen's colours
-/// as `shrink` gives them.
-fn by_colour(s: &Shrunk, rgb: &[[u8; 3]], scratch: &mut Scratch) -> Option<(Grid, Polarity)> {
-    for colour in common_colours(rgb) {
-        let near = Shrunk {
-            luma: rgb
-                .iter()
-                .map(|&p| 255 - distance(p.map(f32::from), colour).min(255.0) as u8)
-                .collect(),
-            ..*s
-        };
-        // At half the working width and on plain masks alone: most screens have no board,
-        // and each colour costs a search (a 480x800 menu took 180 ms at the working width,
-        // every mask tried, against 60 ms before colours were).
-        if let Some(grid) = search_plain(&halve(&near), &THRESHOLDS, scratch) {
-            let way = letters_way(s, &grid);
-            return Some((grid, way));
+/// How near a pixel is to a colour, as a mask for the grid search takes it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Closeness {
+    /// Light where the pixel is that colour: tiles of one colour on a panel of another as
+    /// light.
+    Near,
+    /// Light where the pixel is far from it: tiles of any colours on a panel of that colour,
+    /// however they are shaded.
+    Far,
+}
+
+/// A far mask's lightness per unit of colour distance: its thresholds (140-235) take pixels
+/// 17.5-29 from the colour, past the JPEG noise of a flat panel.
+const FAR_GAIN: f32 = 8.0;
+
+/// A grid of tiles told apart by colour, whatever their lightness: the search is run on how
+/// near each pixel is to a colour the screen shows much of (light where it is that colour), for
+/// each such colour; then on how far each pixel is from each. Green tiles on a brown panel of
+/// the same lightness are no grid in light or dark (the second generator drew a sixth of its
+/// boards so), and neither are tiles shaded from lighter than their panel to darker, which
+/// only the far masks show whole. `rgb`: the screen's colours as `shrink` gives them.
+fn by_colour(
+    s: &Shrunk,
+    rgb: &[[u8; 3]],
+    ways: &[Closeness],
+    scratch: &mut Scratch,
+) -> Option<(Grid, Polarity)> {
+    let colours = common_colours(rgb);
+    for &way in ways {
+        for &colour in &colours {
+            let mask = Shrunk {
+                luma: rgb
+                    .iter()
+                    .map(|&p| {
+                        let d = distance(p.map(f32::from), colour);
+                        match way {
+                            Closeness::Near => 255 - d.min(255.0) as u8,
+                            Closeness::Far => (d * FAR_GAIN).min(255.0) as u8,
+                        }
+                    })
+                    .collect(),
+                ..*s
+            };
+            // At half the working width and on plain masks alone: most screens have no
+            // board, and each colour costs a search (a 480x800 menu took 180 ms at the
+            // working width, every mask tried, against 60 ms before colours were).
+            if let Some(grid) = search_plain(&halve(&mask), &THRESHOLDS, scratch) {
+                let letters = letters_way(s, &grid);
+                return Some((grid, letters));
+            }
         }
     }
     None
@@ -949,5 +989,20 @@ mod tests {
             filled.is_none(),
             "every hole filled already found {filled:?}"
         );
+    }
+
+    /// Tiles shaded from lighter than their grey panel to darker, in another hue: every
+    /// lightness threshold cuts them, and no one colour covers them; apart from the panel's
+    /// colour they stand whole.
+    #[test]
+    fn tiles_shaded_across_their_panels_lightness_are_found_by_how_far_from_it_they_are() {
+        let (img, want) =
+            refine::tests::shaded([128, 128, 128], ([230, 200, 120], [60, 40, 10]), 1);
+        let (s, rgb) = shrink(&img, true);
+        let scratch = &mut Scratch::default();
+        let near = by_colour(&s, &rgb, &[Closeness::Near], scratch);
+        assert_eq!(near, None, "found by near colours");
+        let (grid, _) = find_either(&img).expect("a grid");
+        assert!(refine::tests::off(&grid, &want) <= 4.0, "{grid:?}");
     }
 }
