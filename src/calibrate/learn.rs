@@ -98,11 +98,12 @@ pub fn add(
 ) -> (Vec<Ink>, Vec<u8>, Vec<u8>) {
     let (mut cells, mut tiles) = (cells, tiles);
     let mut added = Vec::new();
+    let img = read::as_read(img, grid);
     for (&c, &tile) in grid.centres.iter().zip(board.tiles()) {
         if tiles.len() >= MAX_GLYPHS || tiles.iter().filter(|&&t| t == tile).count() >= PER_LETTER {
             continue;
         }
-        let Some(ink) = read::tile_glyph(img, c, grid.tile).ink else {
+        let Some(ink) = read::tile_glyph(&img, c, grid.tile).ink else {
             continue;
         };
         // Every cell of a strip has one side: the first's.
@@ -140,7 +141,7 @@ pub fn learn(
     let profile = &Profile::load(&source)?;
     let (width, height) = img.dimensions();
     let on_screen = profile.for_screen(width, height)?;
-    let grid = Grid::from_centres(*on_screen.centres(), on_screen.tile());
+    let grid = on_screen.grid();
     if !force {
         let classifier = crate::play::classifier_for(Some(&on_screen))
             .map_err(|e| LearnError::Reader(e.to_string()))?;

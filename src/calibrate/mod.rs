@@ -70,7 +70,9 @@ pub fn calibrate(
     classifier: &Classifier,
 ) -> Result<Calibration, CalibrateError> {
     let (width, height) = img.dimensions();
-    let grid = grid::find(img).ok_or(NotABoard::NoGrid)?;
+    // Either way round: a game of dark tiles with light letters is read on the negative, and
+    // its profile says so.
+    let (grid, _) = grid::find_either(img).ok_or(NotABoard::NoGrid)?;
     let reading = read::read(img, Some(&grid), classifier)?;
     if let Some(why) = reading.overlay() {
         return Err(CalibrateError::Dimmed(why));
@@ -114,12 +116,13 @@ impl Calibration {
         board: &crate::board::Board,
     ) -> Result<(image::GrayImage, usize), CalibrateError> {
         let g = &self.reading.grid;
+        let seen = read::as_read(img, g);
         let inks = g
             .centres
             .iter()
             .enumerate()
             .map(|(i, &c)| {
-                read::tile_glyph(img, c, g.tile)
+                read::tile_glyph(&seen, c, g.tile)
                     .ink
                     .ok_or(CalibrateError::NoGlyph(i / SIDE + 1, i % SIDE + 1))
             })
@@ -168,6 +171,7 @@ impl Calibration {
             buttons,
             tenth(radius),
         )
+        .polarity(grid.polarity)
         .build()
     }
 }
@@ -385,6 +389,29 @@ mod tests {
             assert_eq!(drawn.dimensions(), img.dimensions());
             assert_ne!(drawn.as_raw(), img.as_raw());
         }
+    }
+
+    /// A game of dark tiles with light letters (a virtual phone's screen turned over) is
+    /// calibrated: its profile says `letters = "light"`, reads the board in its grid as the
+    /// screen the right way round reads, and learns the same glyphs.
+    #[test]
+    fn a_game_of_light_letters_on_dark_tiles_is_calibrated_and_read() {
+        let img = screen(Model::Nexus7);
+        let turned = read::negative(&img);
+        let classifier = Classifier::built_in();
+        let plain = calibrate(&img, Freeze::Without, &classifier).unwrap();
+        let cal = calibrate(&turned, Freeze::Without, &classifier).expect("a round");
+        let text = cal.profile("turned").unwrap().to_toml("");
+        assert!(text.contains("letters = \"light\""), "{text}");
+        let p = Profile::from_toml_str(&text, "turned").unwrap();
+        let r = read::read(&turned, Some(&p.grid()), &classifier).unwrap();
+        assert_eq!(r.board(), plain.reading.board());
+        assert!(r.playable(), "{r:?}");
+        let board = plain.reading.board();
+        assert_eq!(
+            cal.glyphs(&turned, &board).unwrap(),
+            plain.glyphs(&img, &board).unwrap()
+        );
     }
 
     #[test]

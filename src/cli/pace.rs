@@ -138,9 +138,7 @@ async fn learn(dir: &std::path::Path, face: Face) -> anyhow::Result<Profile> {
     else {
         anyhow::bail!("the virtual phone's board was not read surely");
     };
-    let grid = scramblebot::calibrate::numbers::grid_area(
-        &scramblebot::vision::grid::Grid::from_centres(*shipped.centres(), shipped.tile()),
-    );
+    let grid = scramblebot::calibrate::numbers::grid_area(&shipped.grid());
     let numbers = scramblebot::calibrate::probe::watch_numbers(
         &phone,
         grid,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use scramblebot::board::tile_name;
 use scramblebot::play::{reading_text, unsure_text};
 use scramblebot::score::Bonus;
-use scramblebot::vision::{grid::Grid, read};
+use scramblebot::vision::read;
 use serde::Serialize;
 
 use super::{BadInput, NotSure, chosen_profile, classifier_for, load_image};
@@ -109,7 +109,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
                     img.height()
                 ))
             );
-            Some(Grid::from_centres(*p.centres(), p.tile()))
+            Some(p.grid())
         }
         None => None,
     };

@@ -174,7 +174,7 @@ impl Worker<'_> {
         memory: &mut Memory,
         skipped: &mut Option<RoundRecord>,
     ) -> Result<(), PlayError> {
-        let grid = Grid::from_centres(*self.profile.centres(), self.profile.tile());
+        let grid = self.profile.grid();
         let mut classifier = play::classifier_for(Some(self.profile))?;
         // The game's digits: its clock then says when each round ends.
         let book = match play::digit_book_for(self.profile) {

@@ -195,7 +195,7 @@ pub async fn see(
     mut stop: watch::Receiver<bool>,
     on: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Sight, PlayError> {
-    let grid = Grid::from_centres(*profile.centres(), profile.tile());
+    let grid = profile.grid();
     let classifier = classifier_for(Some(profile))?;
     let book = digit_book_for(profile)?;
     let (l, after, behind) = if watch {
@@ -299,7 +299,7 @@ pub async fn check_typed(
     force: bool,
     on: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Seen, PlayError> {
-    let grid = Grid::from_centres(*profile.centres(), profile.tile());
+    let grid = profile.grid();
     let classifier = classifier_for(Some(profile))?;
     let book = digit_book_for(profile)?;
     let l = look_roused(phone, &grid, &classifier, on).await?;

@@ -7,6 +7,7 @@ use super::model::{
     Clock, Glyphs, Input, MAX_GLYPHS, Point, Profile, ProfileError, Rules, SIDE, ScreenBox,
     game_package, toml_string,
 };
+use crate::vision::grid::Polarity;
 
 /// Whether `file` names a file beside the profile (no folder above it, not absolute).
 pub(super) fn beside(file: &str) -> bool {
@@ -67,6 +68,7 @@ pub struct ProfileBuilder {
     pub(super) score: Option<ScreenBox>,
     pub(super) clock: Option<Clock>,
     pub(super) source: Option<PathBuf>,
+    pub(super) polarity: Polarity,
 }
 
 impl ProfileBuilder {
@@ -96,10 +98,16 @@ impl ProfileBuilder {
             score: None,
             clock: None,
             source: None,
+            polarity: Polarity::Light,
         }
     }
 
-    /// The results screen's Play/Next button, tapped between rounds.
+    /// Which way round the board's letters are (dark on light tiles unless set).
+    pub fn polarity(mut self, polarity: Polarity) -> ProfileBuilder {
+        self.polarity = polarity;
+        self
+    }
+
     /// Where the game shows its score during a round.
     pub fn score(mut self, area: Option<ScreenBox>) -> ProfileBuilder {
         self.score = area;
@@ -112,6 +120,7 @@ impl ProfileBuilder {
         self
     }
 
+    /// The results screen's Play/Next button, tapped between rounds.
     pub fn advance(mut self, at: Option<Point>) -> ProfileBuilder {
         self.advance = at;
         self
@@ -177,6 +186,7 @@ impl ProfileBuilder {
             score: self.score,
             clock: self.clock,
             source: self.source,
+            polarity: self.polarity,
         })
     }
 
@@ -569,6 +579,7 @@ impl Profile {
             score: self.score,
             clock: self.clock.clone(),
             source: self.source.clone(),
+            polarity: self.polarity,
         }
     }
 }

@@ -5,6 +5,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::check::{MAX_SCREEN, Part, ProfileBuilder, number};
+use crate::vision::grid::Polarity;
+
 use super::model::{
     Clock, Glyphs, Input, Point, Profile, ProfileError, Route, Rules, SIDE, ScreenBox,
     default_freeze_secs, default_game, glyphs_table, toml_string,
@@ -79,6 +81,8 @@ struct RawGrid {
     /// Or all 16 centres, row-major.
     pub(super) centres: Option<Spanned<Vec<[f64; 2]>>>,
     pub(super) tile: Spanned<f64>,
+    /// "dark" (on light tiles, the default) or "light" (on dark tiles).
+    pub(super) letters: Option<Spanned<String>>,
 }
 
 /// `radius = R` and one `name = [x, y]` per button; `freeze` is required.
@@ -387,6 +391,24 @@ impl Profile {
                 "the side of a tile's square, in pixels",
             )
         })?;
+        let polarity = match grid
+            .letters
+            .as_ref()
+            .map(|l| (l.get_ref().trim(), l.span()))
+        {
+            None | Some(("dark", _)) => Polarity::Light,
+            Some(("light", _)) => Polarity::Dark,
+            Some((other, span)) => {
+                return Err(err(
+                    Some(span),
+                    format!(
+                        "letters = {}: neither \"dark\" nor \"light\"",
+                        toml_string(other)
+                    ),
+                    "letters = \"light\" for light letters on dark tiles; \"dark\" (the default) for dark letters on light ones",
+                ));
+            }
+        };
         ProfileBuilder::new(
             raw.name.get_ref(),
             (screen.width, screen.height),
@@ -395,6 +417,7 @@ impl Profile {
             buttons,
             radius,
         )
+        .polarity(polarity)
         .input(Input {
             route: input.route,
             sample_ms: *input.sample_ms.get_ref(),
@@ -434,7 +457,11 @@ impl Profile {
             let cells: Vec<String> = row.iter().map(|c| format!("[{}, {}]", c.0, c.1)).collect();
             out += &format!("    {},\n", cells.join(", "));
         }
-        out += &format!("]\ntile = {}\n\n", self.tile);
+        out += &format!("]\ntile = {}\n", self.tile);
+        if self.polarity == Polarity::Dark {
+            out += "letters = \"light\"  # on dark tiles: read on the screen's negative\n";
+        }
+        out += "\n";
         if self.buttons.is_empty() {
             out += "# No lifeline buttons on this game's screen: Freeze is not tapped.\n\n";
         } else {

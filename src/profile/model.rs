@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::vision::grid::{Grid, Polarity};
+
 /// Tiles per side.
 pub const SIDE: usize = 4;
 
@@ -123,6 +125,9 @@ pub struct Profile {
     pub(super) clock: Option<Clock>,
     /// The file it was loaded from (glyph strips are found beside it).
     pub(super) source: Option<PathBuf>,
+    /// Which way round the board's letters are: dark on light tiles, or light on dark ones
+    /// (`letters = "light"` in `[grid]`), read on the screen's negative.
+    pub(super) polarity: Polarity,
 }
 
 /// Where the game shows its round's clock (m:ss, counting down), and the file beside the
@@ -269,6 +274,12 @@ impl Profile {
     /// Side of a tile's square.
     pub fn tile(&self) -> f32 {
         self.tile
+    }
+
+    /// The grid the board is read in: the tiles' centres and side, and which way round the
+    /// letters are.
+    pub fn grid(&self) -> Grid {
+        Grid::from_centres(self.centres, self.tile).with_polarity(self.polarity)
     }
 
     /// Lifeline buttons by name, Freeze first.

@@ -57,6 +57,12 @@ fn bad_profiles_are_refused_with_line_and_hint() {
         ),
         ("tile = 184", "tile = 250", Some(8), "overlap"),
         (
+            "tile = 184",
+            "tile = 184\nletters = \"white\"",
+            Some(9),
+            "neither \"dark\" nor \"light\"",
+        ),
+        (
             "origin = [100, 300]",
             "origin = [50, 300]",
             Some(6),
@@ -337,4 +343,24 @@ fn lookup_prefers_the_working_directory_then_the_config_dir_then_built_in() {
     assert!(e.to_string().contains("calibrate"), "{e}");
     assert!(Profile::find("../etc/passwd", &cwd, None).is_err());
     let _ = std::fs::remove_dir_all(base);
+}
+
+/// `letters = "light"` says a game draws light letters on dark tiles: its grid is read on the
+/// negative, and the profile writes it back; without it (or with "dark") letters are dark.
+#[test]
+fn a_profile_says_which_way_round_its_letters_are() {
+    use crate::vision::grid::Polarity;
+    let dark = Profile::from_toml_str(GOOD, "x").unwrap();
+    assert_eq!(dark.grid().polarity, Polarity::Light);
+    assert!(!dark.to_toml("").contains("letters"));
+    let said = GOOD.replace("tile = 184", "tile = 184\nletters = \"dark\"");
+    assert_eq!(Profile::from_toml_str(&said, "x").unwrap(), dark);
+    let light = GOOD.replace("tile = 184", "tile = 184\nletters = \"light\"");
+    let p = Profile::from_toml_str(&light, "x").unwrap();
+    assert_eq!(p.grid().polarity, Polarity::Dark);
+    assert_eq!(
+        p.for_screen(1600, 2560).unwrap().grid().polarity,
+        Polarity::Dark
+    );
+    assert_eq!(Profile::from_toml_str(&p.to_toml(""), "x").unwrap(), p);
 }

@@ -57,10 +57,13 @@ pub struct Grid {
     pub tile: f32,
     /// Tiles detected where the lattice puts them (of 16).
     pub seen: usize,
+    /// Which way round its letters are: light tiles with dark letters, or dark tiles with
+    /// light letters, read on the screen's negative.
+    pub polarity: Polarity,
 }
 
 impl Grid {
-    /// A grid given by its tile centres (a profile's) and tile side.
+    /// A grid of light tiles given by its tile centres (a profile's) and tile side.
     pub fn from_centres(centres: [(f32, f32); 16], tile: f32) -> Grid {
         let pitch = (
             (centres[3].0 - centres[0].0) / 3.0,
@@ -71,7 +74,13 @@ impl Grid {
             pitch,
             tile,
             seen: 16,
+            polarity: Polarity::Light,
         }
+    }
+
+    /// This grid, its letters `polarity` round.
+    pub fn with_polarity(self, polarity: Polarity) -> Grid {
+        Grid { polarity, ..self }
     }
 }
 
@@ -442,6 +451,7 @@ fn lattice(group: &[Blob]) -> Option<(Grid, f32)> {
             pitch: (px, py),
             tile: size,
             seen,
+            polarity: Polarity::Light,
         },
         error / seen.max(1) as f32 / size,
     ))
@@ -511,7 +521,7 @@ pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
         return None;
     }
     let (grid, way) = search_either(&s, &rgb)?;
-    Some((refine::centred(&s, &rgb, grid), way))
+    Some((refine::centred(&s, &rgb, grid).with_polarity(way), way))
 }
 
 /// The searches of `find_either`, in order, on the shrunk screen and its colours.

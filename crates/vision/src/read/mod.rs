@@ -275,18 +275,24 @@ pub fn read_on(
 ) -> Result<Reading, NotABoard> {
     let grid = match grid {
         Some(g) => g.clone(),
-        None => match super::grid::find_either(img).ok_or(NotABoard::NoGrid)? {
-            (g, Polarity::Light) => g,
-            // Dark tiles with light letters: read on the negative, where they are light tiles
-            // with dark letters as the reader knows them. Before, such a board was "no 4x4
-            // grid" (a third of the second generator's boards).
-            (g, Polarity::Dark) => {
-                let rows = rows_read(&g, img.height());
-                return read_found(&negative_rows(img, rows), g, classifier, threads);
-            }
-        },
+        None => super::grid::find_either(img).ok_or(NotABoard::NoGrid)?.0,
     };
-    read_found(img, grid, classifier, threads)
+    // Dark tiles with light letters: read on the negative, where they are light tiles with
+    // dark letters as the reader knows them. Before, such a board was "no 4x4 grid" (a third
+    // of the second generator's boards).
+    let img = as_read(img, &grid);
+    read_found(&img, grid, classifier, threads)
+}
+
+/// `img` as the reader looks at it in `grid`: itself, or for a grid of dark tiles with light
+/// letters the negative of the rows it looks at.
+pub fn as_read<'a>(img: &'a RgbaImage, grid: &Grid) -> std::borrow::Cow<'a, RgbaImage> {
+    match grid.polarity {
+        Polarity::Light => std::borrow::Cow::Borrowed(img),
+        Polarity::Dark => {
+            std::borrow::Cow::Owned(negative_rows(img, rows_read(grid, img.height())))
+        }
+    }
 }
 
 /// The screen with every colour turned to its opposite: dark tiles with light letters become
