@@ -5,12 +5,11 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::check::{MAX_SCREEN, Part, ProfileBuilder, number};
-use crate::vision::grid::Polarity;
-
 use super::model::{
     Clock, Glyphs, Input, Point, Profile, ProfileError, Route, Rules, SIDE, ScreenBox,
     default_freeze_secs, default_game, glyphs_table, toml_string,
 };
+use crate::vision::grid::Polarity;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -249,8 +249,9 @@ impl Reading {
     }
 }
 
-/// Reads the board on `img`: in `grid` when given (a profile's), else in the grid found. The
-/// tiles are read on up to `READ_THREADS` threads, as many as the machine has cores.
+/// Reads the board on `img`: in `grid` when given (a profile's), else in the grid found, the
+/// way round the grid says (a grid of dark tiles on the screen's negative). The tiles are read
+/// on up to `READ_THREADS` threads, as many as the machine has cores.
 pub fn read(
     img: &RgbaImage,
     grid: Option<&Grid>,
