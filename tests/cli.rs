@@ -1514,6 +1514,19 @@ fn read_tells_the_board_on_a_screenshot_and_exits_3_when_there_is_none() {
     assert_eq!(v["board"], want);
     assert_eq!(v["sure"], true);
     assert_eq!(v["grid"]["tiles_seen"], 16);
+    assert_eq!(v["grid"]["letters"], "dark");
+    // Turned over, the screen shows light letters on dark tiles: read on its negative.
+    let turned = dir.join("turned.png");
+    scramblebot::vision::read::negative(&sim.device().screenshot())
+        .save(&turned)
+        .unwrap();
+    let out = scramblebot(&["read", turned.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&v["board"], &v["grid"]["letters"]),
+        (&want.clone().into(), &"light".into())
+    );
     // With the model's profile, the grid comes from it.
     let out = scramblebot(&["read", png.to_str().unwrap(), "--device", "pixel"]);
     assert!(out.status.success(), "{}", text(&out.stderr));

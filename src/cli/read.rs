@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use scramblebot::board::tile_name;
 use scramblebot::play::{reading_text, unsure_text};
 use scramblebot::score::Bonus;
+use scramblebot::vision::grid::Polarity;
 use scramblebot::vision::read;
 use serde::Serialize;
 
@@ -91,6 +92,8 @@ struct GridJson {
     pitch: (f32, f32),
     tile: f32,
     tiles_seen: usize,
+    /// "dark" on light tiles, or "light" on dark tiles (read on the screen's negative).
+    letters: &'static str,
     from_profile: Option<String>,
 }
 
@@ -173,6 +176,10 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
                 pitch: g.pitch,
                 tile: g.tile,
                 tiles_seen: g.seen,
+                letters: match g.polarity {
+                    Polarity::Light => "dark",
+                    Polarity::Dark => "light",
+                },
                 from_profile: profile.as_ref().map(|p| p.name().to_owned()),
             },
             score: numbers.and_then(|n| n.score),
