@@ -29,10 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let Ok(r) = read::read(&s.image, None, &classifier) else {
             continue;
         };
-        let Some((_, way)) = grid::find_either(&s.image) else {
-            continue;
-        };
-        let img = match way {
+        let img = match r.grid.polarity {
             grid::Polarity::Light => s.image.clone(),
             grid::Polarity::Dark => read::negative(&s.image),
         };

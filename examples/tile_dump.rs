@@ -21,9 +21,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: tile_dump SCREEN OUT_PREFIX INDEX...".into());
     };
     let img = image::open(screen)?.to_rgba8();
-    let (g, way) = grid::find_either(&img).ok_or("no 4x4 grid of tiles on this screen")?;
+    let g = grid::find_either(&img).ok_or("no 4x4 grid of tiles on this screen")?;
     // Light letters on darker tiles are read on the negative, as `read` does.
-    let img = match way {
+    let img = match g.polarity {
         grid::Polarity::Light => img,
         grid::Polarity::Dark => read::negative(&img),
     };

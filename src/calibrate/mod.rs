@@ -72,7 +72,7 @@ pub fn calibrate(
     let (width, height) = img.dimensions();
     // Either way round: a game of dark tiles with light letters is read on the negative, and
     // its profile says so.
-    let (grid, _) = grid::find_either(img).ok_or(NotABoard::NoGrid)?;
+    let grid = grid::find_either(img).ok_or(NotABoard::NoGrid)?;
     let reading = read::read(img, Some(&grid), classifier)?;
     if let Some(why) = reading.overlay() {
         return Err(CalibrateError::Dimmed(why));

@@ -124,7 +124,7 @@ pub async fn probe(
         None => "no touchscreen in `getevent -p` (sendevent cannot be used)".into(),
     });
     let routes = working_routes(phone, &mut about).await;
-    let grid = crate::vision::grid::find_either(&screenshot).map(|(g, _)| g);
+    let grid = crate::vision::grid::find_either(&screenshot);
     let numbers = match (numbers, grid) {
         (Some(n), Some(grid)) => {
             let skip = numbers::grid_area(&grid);

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use scramblebot::board::tile_name;
 use scramblebot::play::{reading_text, unsure_text};
 use scramblebot::score::Bonus;
-use scramblebot::vision::grid::Polarity;
 use scramblebot::vision::read;
 use serde::Serialize;
 
@@ -176,10 +175,7 @@ pub fn run(args: ReadArgs) -> anyhow::Result<()> {
                 pitch: g.pitch,
                 tile: g.tile,
                 tiles_seen: g.seen,
-                letters: match g.polarity {
-                    Polarity::Light => "dark",
-                    Polarity::Dark => "light",
-                },
+                letters: g.polarity.letters(),
                 from_profile: profile.as_ref().map(|p| p.name().to_owned()),
             },
             score: numbers.and_then(|n| n.score),

@@ -390,23 +390,18 @@ impl Profile {
                 "the side of a tile's square, in pixels",
             )
         })?;
-        let polarity = match grid
-            .letters
-            .as_ref()
-            .map(|l| (l.get_ref().trim(), l.span()))
-        {
-            None | Some(("dark", _)) => Polarity::Light,
-            Some(("light", _)) => Polarity::Dark,
-            Some((other, span)) => {
-                return Err(err(
-                    Some(span),
+        let polarity = match &grid.letters {
+            None => Polarity::Light,
+            Some(l) => Polarity::of_letters(l.get_ref().trim()).ok_or_else(|| {
+                err(
+                    Some(l.span()),
                     format!(
                         "letters = {}: neither \"dark\" nor \"light\"",
-                        toml_string(other)
+                        toml_string(l.get_ref())
                     ),
                     "letters = \"light\" for light letters on dark tiles; \"dark\" (the default) for dark letters on light ones",
-                ));
-            }
+                )
+            })?,
         };
         ProfileBuilder::new(
             raw.name.get_ref(),
@@ -458,7 +453,10 @@ impl Profile {
         }
         out += &format!("]\ntile = {}\n", self.tile);
         if self.polarity == Polarity::Dark {
-            out += "letters = \"light\"  # on dark tiles: read on the screen's negative\n";
+            out += &format!(
+                "letters = {}  # on dark tiles: read on the screen's negative\n",
+                toml_string(self.polarity.letters())
+            );
         }
         out += "\n";
         if self.buttons.is_empty() {

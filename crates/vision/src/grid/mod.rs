@@ -510,18 +510,36 @@ pub enum Polarity {
     Dark,
 }
 
+impl Polarity {
+    /// The letters' lightness as a profile and `read --json` name it: "dark" on light tiles,
+    /// "light" on dark ones.
+    pub fn letters(self) -> &'static str {
+        match self {
+            Polarity::Light => "dark",
+            Polarity::Dark => "light",
+        }
+    }
+
+    /// The polarity whose letters are `name` ("dark" or "light"), if either.
+    pub fn of_letters(name: &str) -> Option<Polarity> {
+        [Polarity::Light, Polarity::Dark]
+            .into_iter()
+            .find(|p| p.letters() == name)
+    }
+}
+
 /// `find`, then, when there is no grid of light tiles, a grid of dark ones (tiles darker than
 /// what lies between them: light on the screen's negative), then a grid of tiles of one colour
-/// (as light as what lies between them, but of another colour), and which way round the
-/// board's letters are to be read.
-pub fn find_either(img: &RgbaImage) -> Option<(Grid, Polarity)> {
+/// (as light as what lies between them, but of another colour); the grid says which way round
+/// the board's letters are to be read (`Grid::polarity`).
+pub fn find_either(img: &RgbaImage) -> Option<Grid> {
     // The colours are taken in the same pass: screens that need them would pay another.
     let (s, rgb) = shrink(img, true);
     if s.w < 16 || s.h < 16 {
         return None;
     }
     let (grid, way) = search_either(&s, &rgb)?;
-    Some((refine::centred(&s, &rgb, grid).with_polarity(way), way))
+    Some(refine::centred(&s, &rgb, grid).with_polarity(way))
 }
 
 /// The searches of `find_either`, in order, on the shrunk screen and its colours.
@@ -1012,7 +1030,7 @@ mod tests {
         let scratch = &mut Scratch::default();
         let near = by_colour(&s, &rgb, &[Closeness::Near], scratch);
         assert_eq!(near, None, "found by near colours");
-        let (grid, _) = find_either(&img).expect("a grid");
+        let grid = find_either(&img).expect("a grid");
         assert!(refine::tests::off(&grid, &want) <= 4.0, "{grid:?}");
     }
 }

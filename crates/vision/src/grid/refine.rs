@@ -212,7 +212,7 @@ pub(super) mod tests {
             off(&found, &want) > 10.0,
             "found {found:?} already on the tiles"
         );
-        let (grid, _) = find_either(&img).expect("a grid");
+        let grid = find_either(&img).expect("a grid");
         assert!(off(&grid, &want) <= 4.0, "{grid:?}");
         assert_eq!(grid.tile, found.tile, "the side is kept");
     }

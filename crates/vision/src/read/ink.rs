@@ -67,7 +67,7 @@ pub struct TileGlyph {
 
 impl TileGlyph {
     /// A tile with no glyph found.
-    fn blank(face: f32) -> TileGlyph {
+    pub(super) fn blank(face: f32) -> TileGlyph {
         TileGlyph {
             face,
             ink: None,

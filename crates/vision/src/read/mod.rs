@@ -276,7 +276,7 @@ pub fn read_on(
 ) -> Result<Reading, NotABoard> {
     let grid = match grid {
         Some(g) => g.clone(),
-        None => super::grid::find_either(img).ok_or(NotABoard::NoGrid)?.0,
+        None => super::grid::find_either(img).ok_or(NotABoard::NoGrid)?,
     };
     // Dark tiles with light letters: read on the negative, where they are light tiles with
     // dark letters as the reader knows them. Before, such a board was "no 4x4 grid" (a third
@@ -408,14 +408,9 @@ const WIDER: f32 = 1.3;
 /// centred; its letter is then read the other way round).
 fn wider_than(ink: &Ink, side: f32, tile: f32) -> bool {
     let cell = side * CROP / ink.w as f32;
-    let (mut x0, mut x1, mut y0, mut y1) = (usize::MAX, 0, usize::MAX, 0);
-    for (i, &v) in ink.v.iter().enumerate() {
-        if v >= crop::INK {
-            let (x, y) = (i % ink.w, i / ink.w);
-            (x0, x1, y0, y1) = (x0.min(x), x1.max(x + 1), y0.min(y), y1.max(y + 1));
-        }
-    }
-    x1 > x0 && y1 > y0 && (x1 - x0) as f32 * cell > tile && (y1 - y0) as f32 * cell > tile
+    ink.ink_box().is_some_and(|(x0, y0, x1, y1)| {
+        (x1 - x0) as f32 * cell > tile && (y1 - y0) as f32 * cell > tile
+    })
 }
 
 /// Finds the glyph of the tile centred on `c` (`tile` its side as the grid has it, at most
@@ -442,14 +437,7 @@ fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
             .as_ref()
             .is_some_and(|ink| wider_than(ink, side, tile))
         {
-            (glyph, features) = (
-                TileGlyph {
-                    ink: None,
-                    hidden: None,
-                    ..glyph
-                },
-                None,
-            );
+            (glyph, features) = (TileGlyph::blank(glyph.face), None);
         }
     }
     let in_sight = features.as_ref().map_or(1.0, Features::share_in_sight);
