@@ -4,6 +4,7 @@
 //! path's translucent line, blur and JPEG; and screens that are not boards (menus, results, a
 //! board under a dimmed overlay, a keyboard).
 
+pub mod capture;
 pub mod gallery;
 pub mod second;
 pub mod wide;
@@ -364,19 +365,6 @@ fn blur(img: &mut RgbaImage, passes: usize) {
     }
 }
 
-/// Encodes and decodes as JPEG at `quality`.
-fn jpeg(img: &RgbaImage, quality: u8) -> RgbaImage {
-    let rgb = image::DynamicImage::ImageRgba8(img.clone()).to_rgb8();
-    let mut bytes = Vec::new();
-    let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality);
-    if rgb.write_with_encoder(encoder).is_err() {
-        return img.clone();
-    }
-    image::load_from_memory(&bytes)
-        .map(|i| i.to_rgba8())
-        .unwrap_or_else(|_| img.clone())
-}
-
 fn background(rng: &mut Rng, w: u32, h: u32) -> RgbaImage {
     let top = colour(rng, 10.0, 120.0);
     let bottom = colour(rng, 10.0, 120.0);
@@ -508,7 +496,7 @@ fn degrade(img: &mut RgbaImage, rng: &mut Rng, notes: &mut Vec<String>, p: (f32,
     }
     if chance(rng, p.1) {
         let q = lowest + rng.below(usize::from(96 - lowest)) as u8;
-        *img = jpeg(img, q);
+        *img = capture::jpeg(img, q);
         notes.push(format!("jpeg q{q}"));
     }
 }

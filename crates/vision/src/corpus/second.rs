@@ -923,14 +923,14 @@ fn finish(
         use image::imageops::FilterType;
         let f = between(rng, 0.55, 0.9);
         let (sw, sh) = (((w as f32) * f) as u32, ((h as f32) * f) as u32);
-        img = image::imageops::resize(
+        img = super::capture::resize(
             &img,
             sw,
             sh,
             pick(rng, &[FilterType::Triangle, FilterType::CatmullRom]),
         );
         if odds(rng, 0.5) {
-            img = image::imageops::resize(&img, w, h, FilterType::Triangle);
+            img = super::capture::resize(&img, w, h, FilterType::Triangle);
             description.push_str(&format!(", down {f:.2} and up"));
         } else {
             description.push_str(&format!(", down {f:.2}"));
@@ -938,15 +938,7 @@ fn finish(
     }
     if odds(rng, 0.6) {
         let quality = 60 + rng.below(21) as u8;
-        let rgb = image::DynamicImage::ImageRgba8(img).to_rgb8();
-        let mut bytes = Vec::new();
-        let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality);
-        img = match rgb.write_with_encoder(encoder) {
-            Ok(()) => image::load_from_memory(&bytes)
-                .map(|d| d.to_rgba8())
-                .unwrap_or_else(|_| image::DynamicImage::ImageRgb8(rgb).to_rgba8()),
-            Err(_) => image::DynamicImage::ImageRgb8(rgb).to_rgba8(),
-        };
+        img = super::capture::jpeg(&img, quality);
         description.push_str(&format!(", JPEG q{quality}"));
     }
     Sample {

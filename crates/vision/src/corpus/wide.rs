@@ -518,7 +518,7 @@ fn crop(
         let th = (cut.height() as f32 * to as f32 / cw as f32)
             .round()
             .max(1.0) as u32;
-        image::imageops::resize(&cut, to, th, image::imageops::FilterType::Triangle)
+        super::capture::resize(&cut, to, th, image::imageops::FilterType::Triangle)
     } else {
         cut
     }
