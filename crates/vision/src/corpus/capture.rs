@@ -31,11 +31,11 @@ pub fn jpeg(img: &RgbaImage, quality: u8) -> RgbaImage {
     };
     let rgb = decoded.into_rgb8();
     let (w, h) = rgb.dimensions();
-    let mut out = Vec::with_capacity(w as usize * h as usize * 4);
-    for p in rgb.as_raw().chunks_exact(3) {
-        out.extend_from_slice(&[p[0], p[1], p[2], 255]);
+    let mut out = RgbaImage::new(w, h);
+    for (to, from) in out.chunks_exact_mut(4).zip(rgb.as_raw().chunks_exact(3)) {
+        to.copy_from_slice(&[from[0], from[1], from[2], 255]);
     }
-    RgbaImage::from_raw(w, h, out).expect("a buffer of the image's size")
+    out
 }
 
 /// An RGBA screen seen as RGB, its alpha dropped, as `DynamicImage::to_rgb8` drops it.
