@@ -346,7 +346,12 @@ impl Stream {
                     let (data, ended) = stream.take();
                     settle(phone.as_ref()).await;
                     if !data.is_empty() {
-                        self.pending.extend_from_slice(&data);
+                        // A screenshot comes whole: taken over, not copied.
+                        if self.pending.is_empty() {
+                            self.pending = data;
+                        } else {
+                            self.pending.extend_from_slice(&data);
+                        }
                         return Ok(true);
                     }
                     if ended {
