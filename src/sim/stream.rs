@@ -9,6 +9,7 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use crate::wire::{Command, Message, header};
 
@@ -20,6 +21,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// of every open stream.
 pub struct Link {
     socket: Mutex<TcpStream>,
+    /// How long one message may take to write: the socket's write timeout when the link was
+    /// made (its adbd's stall limit); each write call is given what is left of it.
+    stall: Option<Duration>,
     budget: Arc<Budget>,
     max_payload: AtomicUsize,
     streams: Mutex<HashMap<u32, StreamState>>,
@@ -35,9 +39,11 @@ struct StreamState {
 }
 
 impl Link {
-    /// A link writing to `socket`, with no stream open yet, its streams counted in `budget`.
+    /// A link writing to `socket`, with no stream open yet, its streams counted in `budget`;
+    /// the socket's write timeout, if set, is how long a message may take to write.
     pub fn new(socket: TcpStream, budget: Arc<Budget>) -> Link {
         Link {
+            stall: socket.write_timeout().ok().flatten(),
             socket: Mutex::new(socket),
             budget,
             max_payload: AtomicUsize::new(4096),
@@ -46,19 +52,22 @@ impl Link {
         }
     }
 
-    /// Sends one message to the host. A message that could not be sent whole (the host
-    /// stopped reading for longer than the socket's write timeout, or left) leaves the
-    /// connection unusable, so the socket is shut down and the connection ends.
+    /// Sends one message to the host. A message that could not be sent whole (the host did
+    /// not take it in within the stall limit, or left) leaves the connection unusable, so
+    /// the socket is shut down and the connection ends.
     pub fn send(&self, m: &Message) -> io::Result<()> {
         self.send_parts(m.command, m.arg0, m.arg1, &m.payload)
     }
 
-    /// `send` of a message carrying `payload`, written from where it lies.
+    /// `send` of a message carrying `payload`, written from where it lies. The stall limit
+    /// bounds the whole message, not each write: a host that takes in a few bytes
+    /// now and then (a window opened a crack) would otherwise keep a write going for many
+    /// timeouts (three times the stall limit, measured).
     fn send_parts(&self, command: Command, arg0: u32, arg1: u32, payload: &[u8]) -> io::Result<()> {
         let mut socket = lock(&self.socket);
-        let sent = socket
-            .write_all(&header(command, arg0, arg1, payload))
-            .and_then(|()| socket.write_all(payload));
+        let deadline = self.stall.map(|l| Instant::now() + l);
+        let sent = write_by(&mut socket, &header(command, arg0, arg1, payload), deadline)
+            .and_then(|()| write_by(&mut socket, payload, deadline));
         if sent.is_err() {
             let _ = socket.shutdown(std::net::Shutdown::Both);
         }
@@ -71,6 +80,26 @@ impl Link {
         lock(&self.streams).clear();
         self.changed.notify_all();
     }
+}
+
+/// Writes all of `bytes` before `deadline` (if any), or fails with `TimedOut`.
+fn write_by(socket: &mut TcpStream, mut bytes: &[u8], deadline: Option<Instant>) -> io::Result<()> {
+    while !bytes.is_empty() {
+        if let Some(deadline) = deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            socket.set_write_timeout(Some(left))?;
+        }
+        match socket.write(bytes) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// What the host did to a stream's input that it must not.
