@@ -2496,10 +2496,14 @@ fn a_game_without_lifelines_calibrates_without_freeze_and_plays() {
         return;
     };
     let dir = fresh_dir("no-freeze");
-    // A round's screen with nothing under the grid (the lifeline row painted over).
+    // A round's screen with nothing under the grid (the lifeline row painted over); a board
+    // of 41 words, about 2.6 s of play, past the first Freeze due.
     let phone = common::start_with(SimConfig {
         model: Model::Nexus7,
-        game: GameConfig::default(),
+        game: GameConfig {
+            seed: 30,
+            ..GameConfig::default()
+        },
         report: None,
         letters: None,
     });
@@ -2591,6 +2595,8 @@ fn play_warns_loudly_when_the_games_score_does_not_move() {
             GameConfig {
                 dialog_round: dialog,
                 dimmed_round: None,
+                // A board of 41 words: enough to see the score move, or stay.
+                seed: 30,
                 ..GameConfig::default()
             },
         );
