@@ -60,9 +60,9 @@ impl Link {
     }
 
     /// `send` of a message carrying `payload`, written from where it lies. The stall limit
-    /// bounds the whole message, not each write: a host that takes in a few bytes
-    /// now and then (a window opened a crack) would otherwise keep a write going for many
-    /// timeouts (three times the stall limit, measured).
+    /// bounds the whole message, not each write: a host that takes in a few bytes now and
+    /// then (a window opened a crack) would otherwise keep a write going for many limits
+    /// (three, measured).
     fn send_parts(&self, command: Command, arg0: u32, arg1: u32, payload: &[u8]) -> io::Result<()> {
         let mut socket = lock(&self.socket);
         let deadline = self.stall.map(|l| Instant::now() + l);

@@ -1,13 +1,13 @@
 //! What a capture does to a screen, drawn as image draws it but faster: the same pixels, bit
 //! for bit (the corpora's screens, and so every figure measured on them, stay as they were).
 //!
-//! **Rescaling.** image's resize walks its output a column at a time (a pixel per row down each column),
-//! so each step lands a row's length away from the last. Drawing the test corpora spent about
-//! a sixth of the regression gallery's time there. Here each output row is made whole: the
-//! source rows it needs are weighed into one row of floats, which is then weighed across.
-//! The weights, the order in which each pixel's terms are added, and the rounding are
-//! image's, so every channel comes out the same (the tests compare the two on random images
-//! of many sizes, both ways and with each filter the corpora use).
+//! **Rescaling.** image's resize walks its output a column at a time (a pixel per row down
+//! each column), so each step lands a row's length away from the last. Drawing the test
+//! corpora spent about a sixth of the regression gallery's time there. Here each output row
+//! is made whole: the source rows it needs are weighed into one row of floats, which is then
+//! weighed across. The weights, the order in which each pixel's terms are added, and the
+//! rounding are image's, so every channel comes out the same (the tests compare the two on
+//! random images of many sizes, both ways and with each filter the corpora use).
 //!
 //! **JPEG.** image's encoder takes RGB, so a screen was copied to RGB first, and the decoded
 //! RGB copied back to RGBA, through image's generic colour conversions (a twentieth of the
