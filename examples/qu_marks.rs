@@ -9,7 +9,7 @@
 use scramblebot::board::tile_name;
 use scramblebot::vision::corpus::{self, Corpus};
 use scramblebot::vision::glyph::Classifier;
-use scramblebot::vision::{grid, read};
+use scramblebot::vision::read;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,10 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let Ok(r) = read::read(&s.image, None, &classifier) else {
             continue;
         };
-        let img = match r.grid.polarity {
-            grid::Polarity::Light => s.image.clone(),
-            grid::Polarity::Dark => read::negative(&s.image),
-        };
+        let img = read::as_read(&s.image, &r.grid);
         for (t, tile) in r.tiles.iter().enumerate() {
             let (glyph, _) = read::tile_features(&img, r.grid.centres[t], r.grid.tile);
             let Some(ink) = glyph.ink else { continue };

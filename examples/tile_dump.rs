@@ -23,10 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let img = image::open(screen)?.to_rgba8();
     let g = grid::find_either(&img).ok_or("no 4x4 grid of tiles on this screen")?;
     // Light letters on darker tiles are read on the negative, as `read` does.
-    let img = match g.polarity {
-        grid::Polarity::Light => img,
-        grid::Polarity::Dark => read::negative(&img),
-    };
+    let img = read::as_read(&img, &g);
     for index in indices {
         let t: usize = index.parse()?;
         let &(cx, cy) = g.centres.get(t).ok_or("a tile index is 0 to 15")?;
