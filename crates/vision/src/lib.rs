@@ -8,6 +8,7 @@
 // The core's modules, by the names the reader's files use for them.
 use scramblebot_core::{board, sample, score};
 
+pub mod bits;
 pub mod buttons;
 pub mod cnn;
 pub mod colour;

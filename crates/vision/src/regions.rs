@@ -56,6 +56,13 @@ pub struct Runs {
     parent: Vec<u32>,
     /// A root's region (its index in the regions returned).
     region: Vec<u32>,
+    /// The runs of the row above that a run of this row may still touch.
+    above: std::ops::Range<usize>,
+    /// This row's first run.
+    row_first: usize,
+    /// 1 when runs touch by corners too: a run of the row above then touches one that begins
+    /// a pixel after it ends, or ends a pixel before it begins.
+    reach: u32,
 }
 
 impl Runs {
@@ -75,6 +82,89 @@ impl Runs {
         let (first, last) = (a.min(b), a.max(b));
         self.parent[last as usize] = first;
     }
+
+    /// Starts a labelling of pixels touching as `touch` says.
+    pub(crate) fn start(&mut self, touch: Touch) {
+        self.runs.clear();
+        self.parent.clear();
+        self.above = 0..0;
+        self.row_first = 0;
+        self.reach = u32::from(touch == Touch::Eight);
+    }
+
+    /// Starts the next row (the first after `start`).
+    pub(crate) fn next_row(&mut self) {
+        self.above = self.row_first..self.runs.len();
+        self.row_first = self.runs.len();
+    }
+
+    /// Adds the stretch `x0..x1` of row `y` (the current row), left of any added after it,
+    /// joined to the runs of the row above that it touches.
+    pub(crate) fn push(&mut self, y: u32, x0: u32, x1: u32) {
+        let i = self.runs.len() as u32;
+        self.runs.push((y, x0, x1));
+        self.parent.push(i);
+        // Runs above that end (with the reach) before this one begins touch no later run of
+        // this row either.
+        let reach = self.reach;
+        while self.above.start < self.above.end && self.runs[self.above.start].2 + reach <= x0 {
+            self.above.start += 1;
+        }
+        for j in self.above.clone() {
+            let (_, a0, a1) = self.runs[j];
+            if a0 >= x1 + reach {
+                break;
+            }
+            if a1 + reach > x0 {
+                self.join(j as u32, i);
+            }
+        }
+    }
+
+    /// The regions of the runs added, numbered in the order of their first pixels, on a w x h
+    /// image.
+    pub(crate) fn finish(&mut self, w: usize, h: usize) -> Vec<Region> {
+        // Every run's parent comes before it: in scan order, each run's parent becomes its
+        // root.
+        let n = self.runs.len();
+        for i in 0..n {
+            self.parent[i] = self.parent[self.parent[i] as usize];
+        }
+        self.region.clear();
+        self.region.resize(n, 0);
+        let mut out: Vec<Region> = Vec::new();
+        for i in 0..n {
+            // A root comes before every other run of its region: regions are numbered in the
+            // order of their first pixels.
+            let root = self.parent[i] as usize;
+            if root == i {
+                self.region[i] = out.len() as u32;
+                out.push(Region::empty(out.len() as u32 + 1));
+            }
+            let r = &mut out[self.region[root] as usize];
+            let (y, x0, x1) = self.runs[i];
+            let (y, x0, x1) = (y as usize, x0 as usize, x1 as usize);
+            r.count += x1 - x0;
+            r.x0 = r.x0.min(x0);
+            r.y0 = r.y0.min(y);
+            r.x1 = r.x1.max(x1);
+            r.y1 = r.y1.max(y + 1);
+            r.edge |= x0 == 0 || y == 0 || x1 == w || y + 1 == h;
+        }
+        out
+    }
+
+    /// The runs of the last labelling, each as (its region's index among those returned, row,
+    /// first x, x past the last).
+    pub(crate) fn each(&self) -> impl Iterator<Item = (usize, usize, usize, usize)> + '_ {
+        self.runs
+            .iter()
+            .zip(&self.parent)
+            .map(|(&(y, x0, x1), &root)| {
+                let region = self.region[root as usize] as usize;
+                (region, y as usize, x0 as usize, x1 as usize)
+            })
+    }
 }
 
 /// The regions of the pixels of a w x h image (row-major indices) for which `set` holds; each
@@ -91,10 +181,8 @@ pub fn label(
     let out = regions(set, w, h, touch, runs);
     labels.clear();
     labels.resize(w * h, 0);
-    for (i, &(y, x0, x1)) in runs.runs.iter().enumerate() {
-        let row = y as usize * w;
-        let id = runs.region[runs.parent[i] as usize] + 1;
-        labels[row + x0 as usize..row + x1 as usize].fill(id);
+    for (region, y, x0, x1) in runs.each() {
+        labels[y * w + x0..y * w + x1].fill(region as u32 + 1);
     }
     out
 }
@@ -111,15 +199,10 @@ pub fn regions(
     touch: Touch,
     runs: &mut Runs,
 ) -> Vec<Region> {
-    runs.runs.clear();
-    runs.parent.clear();
-    // Runs of the row above touch a run when they overlap it, or, touching by corners, when
-    // they end one pixel before it or begin one pixel after it.
-    let reach = u32::from(touch == Touch::Eight);
-    let mut above = 0..0;
+    runs.start(touch);
     for y in 0..h {
+        runs.next_row();
         let row = y * w;
-        let first = runs.runs.len();
         let mut x = 0;
         while x < w {
             if !set(row + x) {
@@ -130,54 +213,10 @@ pub fn regions(
             while x < w && set(row + x) {
                 x += 1;
             }
-            let i = runs.runs.len() as u32;
-            runs.runs.push((y as u32, x0 as u32, x as u32));
-            runs.parent.push(i);
-            // Runs above that end (with the reach) before this one begins touch no later run
-            // of this row either.
-            let (x0, x1) = (x0 as u32, x as u32);
-            while above.start < above.end && runs.runs[above.start].2 + reach <= x0 {
-                above.start += 1;
-            }
-            for j in above.clone() {
-                let (_, a0, a1) = runs.runs[j];
-                if a0 >= x1 + reach {
-                    break;
-                }
-                if a1 + reach > x0 {
-                    runs.join(j as u32, i);
-                }
-            }
+            runs.push(y as u32, x0 as u32, x as u32);
         }
-        above = first..runs.runs.len();
     }
-    // Every run's parent comes before it: in scan order, each run's parent becomes its root.
-    let n = runs.runs.len();
-    for i in 0..n {
-        runs.parent[i] = runs.parent[runs.parent[i] as usize];
-    }
-    runs.region.clear();
-    runs.region.resize(n, 0);
-    let mut out: Vec<Region> = Vec::new();
-    for i in 0..n {
-        // A root comes before every other run of its region: regions are numbered in the
-        // order of their first pixels.
-        let root = runs.parent[i] as usize;
-        if root == i {
-            runs.region[i] = out.len() as u32;
-            out.push(Region::empty(out.len() as u32 + 1));
-        }
-        let r = &mut out[runs.region[root] as usize];
-        let (y, x0, x1) = runs.runs[i];
-        let (y, x0, x1) = (y as usize, x0 as usize, x1 as usize);
-        r.count += x1 - x0;
-        r.x0 = r.x0.min(x0);
-        r.y0 = r.y0.min(y);
-        r.x1 = r.x1.max(x1);
-        r.y1 = r.y1.max(y + 1);
-        r.edge |= x0 == 0 || y == 0 || x1 == w || y + 1 == h;
-    }
-    out
+    runs.finish(w, h)
 }
 
 #[cfg(test)]

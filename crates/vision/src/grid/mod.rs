@@ -23,8 +23,9 @@
 
 use image::RgbaImage;
 
+use super::bits::Bits;
 use super::colour::distance;
-use super::regions::{Runs, Touch, label, regions};
+use super::regions::{Runs, Touch};
 
 mod refine;
 
@@ -222,36 +223,21 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
     let (w, h) = (s.w, s.h);
     let min_side = (w as f32 * 0.06).max(4.0);
     let max_side = w as f32 * 0.4;
-    let found = match open {
-        None => regions(
-            |p| s.luma[p] >= threshold,
-            w,
-            h,
-            Touch::Four,
-            &mut scratch.runs,
-        ),
-        Some(Opening { r, max_hole }) => {
-            let mut mask: Vec<bool> = s.luma.iter().map(|&l| l >= threshold).collect();
-            let holes = label(
-                |p| !mask[p],
-                w,
-                h,
-                Touch::Four,
-                &mut scratch.labels,
-                &mut scratch.runs,
-            );
-            let enclosed: Vec<bool> = std::iter::once(false)
-                .chain(holes.iter().map(|h| {
-                    !h.edge && max_hole.is_none_or(|m| h.x1 - h.x0 <= m && h.y1 - h.y0 <= m)
-                }))
-                .collect();
-            for (m, &l) in mask.iter_mut().zip(&scratch.labels) {
-                *m |= enclosed[l as usize];
+    let mut mask = Bits::at_least(&s.luma, w, h, threshold);
+    if let Some(Opening { r, max_hole }) = open {
+        let holes = mask.inverted().regions(Touch::Four, &mut scratch.runs);
+        let enclosed: Vec<bool> = holes
+            .iter()
+            .map(|h| !h.edge && max_hole.is_none_or(|m| h.x1 - h.x0 <= m && h.y1 - h.y0 <= m))
+            .collect();
+        for (hole, y, x0, x1) in scratch.runs.each() {
+            if enclosed[hole] {
+                mask.fill_run(y, x0, x1);
             }
-            let mask = square(&square(&mask, w, h, r, true), w, h, r, false);
-            regions(|p| mask[p], w, h, Touch::Four, &mut scratch.runs)
         }
-    };
+        mask = mask.square(r, true).square(r, false);
+    }
+    let found = mask.regions(Touch::Four, &mut scratch.runs);
     found
         .into_iter()
         .filter_map(|r| {
@@ -274,68 +260,9 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
         .collect()
 }
 
-/// Erosion (`erode`: set where the whole square of half-side `r` around is set; outside the
-/// image counts as set) or dilation (set where any of it is) of a w x h mask. A square is a
-/// row's stretch then a column's: each row is taken with itself shifted by up to `r` either
-/// way (all set, or any), then each column from a running count per column. Both work on
-/// whole rows at a time, which vectorises.
-fn square(mask: &[bool], w: usize, h: usize, r: usize, erode: bool) -> Vec<bool> {
-    assert!(
-        2 * r < usize::from(u16::MAX),
-        "a square's side must fit its counts"
-    );
-    // Whether (x, y) is set after the row's stretch alone.
-    let mut across = vec![0u8; w * h];
-    // A row with r pixels beyond each end, which count as set for erosion and unset for
-    // dilation.
-    let mut padded = vec![u8::from(erode); w + 2 * r];
-    for (row, out) in mask.chunks_exact(w).zip(across.chunks_exact_mut(w)) {
-        for (p, &m) in padded[r..r + w].iter_mut().zip(row) {
-            *p = u8::from(m);
-        }
-        out.copy_from_slice(&padded[..w]);
-        for shift in 1..=2 * r {
-            for (o, &p) in out.iter_mut().zip(&padded[shift..shift + w]) {
-                *o = if erode { *o & p } else { *o | p };
-            }
-        }
-    }
-    // Rows y - r ..= y + r (those inside) counted per column, kept running down the columns
-    // (in 16 bits: a column's count is at most 2r + 1).
-    let mut count = vec![0u16; w];
-    let add = |count: &mut [u16], y: usize| {
-        for (c, &a) in count.iter_mut().zip(&across[y * w..(y + 1) * w]) {
-            *c += u16::from(a);
-        }
-    };
-    let take = |count: &mut [u16], y: usize| {
-        for (c, &a) in count.iter_mut().zip(&across[y * w..(y + 1) * w]) {
-            *c -= u16::from(a);
-        }
-    };
-    for y in 0..r.min(h) {
-        add(&mut count, y);
-    }
-    let mut out = vec![false; w * h];
-    for y in 0..h {
-        if y + r < h {
-            add(&mut count, y + r);
-        }
-        let rows = ((y + r + 1).min(h) - y.saturating_sub(r)) as u16;
-        for (o, &c) in out[y * w..(y + 1) * w].iter_mut().zip(&count) {
-            *o = if erode { c == rows } else { c > 0 };
-        }
-        if y >= r {
-            take(&mut count, y - r);
-        }
-    }
-    out
-}
-
 /// Buffers reused across thresholds.
 #[derive(Default)]
 struct Scratch {
-    labels: Vec<u32>,
     runs: Runs,
 }
 
@@ -786,7 +713,6 @@ fn to_screen(s: &Shrunk, best: Option<(Grid, f32)>) -> Option<Grid> {
 mod tests {
     use super::*;
     use image::Rgba;
-    use scramblebot_core::sample::Rng;
 
     /// A floored quotient by multiplication is the integer division's, for every numerator
     /// a block's lightness or colour can have, at block sides 1 to 12, and at the largest
@@ -818,34 +744,6 @@ mod tests {
             {
                 for n in [n, n.saturating_sub(1), n + 1] {
                     assert_eq!(u64::from(q(n as f64)), (n / d).min(255), "f {f}, n {n}");
-                }
-            }
-        }
-    }
-
-    /// Erosion and dilation by a square are what their definitions say, pixel by pixel, on
-    /// masks of every density, size and half-side (a fixed seed).
-    #[test]
-    fn a_square_erodes_and_dilates_as_defined() {
-        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
-        for case in 0..400 {
-            let (w, h, r) = (1 + rng.below(30), 1 + rng.below(30), rng.below(6));
-            let density = rng.below(100);
-            let mask: Vec<bool> = (0..w * h).map(|_| rng.below(100) < density).collect();
-            for erode in [true, false] {
-                let got = square(&mask, w, h, r, erode);
-                for y in 0..h {
-                    for x in 0..w {
-                        let mut window = (y.saturating_sub(r)..(y + r + 1).min(h)).flat_map(|v| {
-                            (x.saturating_sub(r)..(x + r + 1).min(w)).map(move |u| (u, v))
-                        });
-                        let want = if erode {
-                            window.all(|(u, v)| mask[v * w + u])
-                        } else {
-                            window.any(|(u, v)| mask[v * w + u])
-                        };
-                        assert_eq!(got[y * w + x], want, "case {case}: ({x}, {y}), {erode}");
-                    }
                 }
             }
         }
