@@ -6,7 +6,7 @@ use image::RgbaImage;
 
 use super::crop::{Crop, crop, face_luma};
 use super::mask::morph;
-use crate::colour::luma;
+use crate::colour::{luma, median};
 use crate::glyph::{Classifier, Features, Ink, SURE};
 use crate::regions::{Region, Runs, Touch, label};
 use crate::score::Bonus;
@@ -88,16 +88,9 @@ fn chroma(p: [f32; 3]) -> f32 {
     max - min
 }
 
-/// The median of each channel.
-fn median_colour(mut v: Vec<[f32; 3]>) -> [f32; 3] {
-    let mut out = [0.0; 3];
-    let k = v.len() / 2;
-    for (ch, o) in out.iter_mut().enumerate() {
-        *o = v
-            .select_nth_unstable_by(k, |a, b| a[ch].total_cmp(&b[ch]))
-            .1[ch];
-    }
-    out
+/// The median of each channel (0 for none: the callers' sets are never empty).
+fn median_colour(v: Vec<[f32; 3]>) -> [f32; 3] {
+    [0, 1, 2].map(|ch| median(v.iter().map(|p| p[ch])).unwrap_or(0.0))
 }
 
 /// Whether two colours are `FAR_COLOUR` apart or more.
@@ -154,6 +147,12 @@ fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
     (face, around)
 }
 
+/// The fewest pixels a badge's region has on a crop `nf` cells a side: `BADGE_FILL` of the
+/// smallest box it may have.
+fn smallest_badge(nf: f32) -> f32 {
+    BADGE_FILL * (nf * BADGE_MIN_W) * (nf * BADGE_MIN_H)
+}
+
 /// A badge found on a crop, and the crop's labels (the badge's region among them).
 struct FoundBadge {
     region: Region,
@@ -208,8 +207,7 @@ fn find_badge(b: &BadgeCrop, face: [f32; 3], around: [f32; 3]) -> Option<FoundBa
                 .flat_map(|y| corners().map(move |x| y * n + x))
                 .filter(|&p| vivid[p] && !unlike_around[p])
                 .count();
-            let smallest = BADGE_FILL * (nf * BADGE_MIN_W) * (nf * BADGE_MIN_H);
-            if (gap_coloured as f32) < smallest / 2.0 {
+            if (gap_coloured as f32) < smallest_badge(nf) / 2.0 {
                 return None;
             }
             find(&vivid, false)?
@@ -314,6 +312,14 @@ pub fn tile_badge(
     classifier: &Classifier,
 ) -> Option<Bonus> {
     let b = BadgeCrop::new(img, c, tile);
+    // A badge is vivid, and its region is at least the smallest badge (`find_badge`): on a
+    // crop with fewer vivid pixels than half of that, there is none to look for. (Counted
+    // only as far as that: on a tile of a vivid colour, the first few rows have them.)
+    let need = (smallest_badge(b.nf) / 2.0).ceil() as usize;
+    let vivid = b.crop.rgb.iter().filter(|&&c| chroma(c) > VIVID);
+    if vivid.take(need).count() < need {
+        return None;
+    }
     let (face, around) = face_and_around(&b);
     let found = find_badge(&b, face, around)?;
     let (text, bw, bh) = badge_text(&b.crop, &found);

@@ -4,7 +4,7 @@
 use image::RgbaImage;
 
 use super::crop::{
-    Crop, INK, WORK, crop, darkest_in_middle, face_luma, flatten, mean_colour_near, ring_luma,
+    Crop, INK, WORK, crop, darkest_in_middle, face_luma, flatten_from, mean_colour_near, ring_luma,
 };
 use super::veil::{Veil, reaches_edge, unmix, unveil, veiled_ink_darkness, veiled_strokes};
 use crate::glyph::Ink;
@@ -97,10 +97,12 @@ pub enum Face {
 /// `tile_glyph`, the face found as `how` says.
 pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> TileGlyph {
     let mut crop = crop(img, c, tile * CROP, WORK);
-    flatten(&mut crop);
+    let (mut face, mut dark) = (face_luma(&crop), darkest_in_middle(&crop));
+    // Brought level, the crop has a face and ink of its own.
+    if flatten_from(&mut crop, face, dark) {
+        (face, dark) = (face_luma(&crop), darkest_in_middle(&crop));
+    }
     let n = crop.n;
-    let mut face = face_luma(&crop);
-    let mut dark = darkest_in_middle(&crop);
     // On a face shaded so widely that none of its lightnesses is common, a heavy letter's ink
     // can be the commonest: then the ring inside the crop's rim, where no letter reaches, is
     // lighter than it by a glyph's contrast, and it is the face.
@@ -136,11 +138,11 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
     let local = local_faces(&crop, face, contrast);
     let mut ink_of: Vec<f32> = crop
         .luma
-        .iter()
-        .enumerate()
-        .map(|(p, &l)| {
-            let f = local[p / n];
-            ((f - l) / (f - dark).max(1.0)).clamp(0.0, 1.0)
+        .chunks_exact(n)
+        .zip(&local)
+        .flat_map(|(row, &f)| {
+            row.iter()
+                .map(move |&l| ((f - l) / (f - dark).max(1.0)).clamp(0.0, 1.0))
         })
         .collect();
     // A traced path's line runs from tile to tile: a veil over the face that stays inside the

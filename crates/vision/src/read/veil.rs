@@ -89,9 +89,10 @@ const VEIL_EDGE: f32 = 0.15;
 /// Whether `band` (an n x n mask) comes within `VEIL_EDGE` of the crop's edge.
 pub(super) fn reaches_edge(band: &[bool], n: usize) -> bool {
     let m = ((n as f32 * VEIL_EDGE).ceil() as usize).max(1);
-    band.iter().enumerate().any(|(i, &b)| {
-        let (x, y) = (i % n, i / n);
-        b && (x < m || y < m || x + m >= n || y + m >= n)
+    band.chunks_exact(n).enumerate().any(|(y, row)| {
+        row.iter()
+            .enumerate()
+            .any(|(x, &b)| b && (x < m || y < m || x + m >= n || y + m >= n))
     })
 }
 
@@ -315,8 +316,8 @@ pub(super) fn veiled_strokes(crop: &Crop, face: f32, ink_of: &mut [f32]) -> Opti
     let light: Vec<bool> = crop
         .luma
         .iter()
-        .enumerate()
-        .map(|(p, &l)| l > face + VEILED_FACE_LIFT && inside_rim(p, n))
+        .zip(inside_rim(n))
+        .map(|(&l, inner)| l > face + VEILED_FACE_LIFT && inner)
         .collect();
     if light.iter().filter(|&&l| l).count() * MIN_VEIL_SHARE < n * n {
         return None;
@@ -377,9 +378,9 @@ fn veil_lightness(crop: &Crop, face: f32) -> Option<(f32, f32)> {
     let mut light: Vec<f32> = crop
         .luma
         .iter()
-        .enumerate()
-        .filter(|&(p, &l)| l > clear && inside_rim(p, n))
-        .map(|(_, &l)| l)
+        .zip(inside_rim(n))
+        .filter(|&(&l, inner)| l > clear && inner)
+        .map(|(&l, _)| l)
         .collect();
     if light.len() * MIN_VEIL_SHARE < n * n {
         return None;
@@ -401,9 +402,9 @@ fn veiled_face(crop: &Crop, face: f32, veil: f32) -> Vec<bool> {
     let veiled_face: Vec<bool> = crop
         .luma
         .iter()
-        .enumerate()
-        .map(|(p, &l)| {
-            l > face + VEILED_FACE_LIFT && (l - veil).abs() <= VEIL_TOLERANCE && inside_rim(p, n)
+        .zip(inside_rim(n))
+        .map(|(&l, inner)| {
+            l > face + VEILED_FACE_LIFT && (l - veil).abs() <= VEIL_TOLERANCE && inner
         })
         .collect();
     sizeable_stretches(&veiled_face, n)
@@ -427,12 +428,13 @@ const LINE_ALONG_RIM: f32 = 0.35;
 
 /// The share of the cells just inside the crop's rim that `mask` covers.
 fn along_rim(mask: &[bool], n: usize) -> f32 {
+    let inner = inside_rim(n);
     let ring: Vec<usize> = (0..n * n)
         .filter(|&p| {
-            inside_rim(p, n)
+            inner[p]
                 && [p.wrapping_sub(1), p + 1, p.wrapping_sub(n), p + n]
                     .iter()
-                    .any(|&q| q >= n * n || !inside_rim(q, n))
+                    .any(|&q| q >= n * n || !inner[q])
         })
         .collect();
     if ring.is_empty() {
@@ -457,6 +459,7 @@ const MIN_EDGE_SAMPLES: usize = 8;
 /// pixel `EDGE_STEP` farther out is not ink and lies inside the rim (`RIM`).
 fn crisp(crop: &Crop, veiled_face: &[bool], lift: f32, amount: &dyn Fn(f32) -> f32) -> bool {
     let n = crop.n as i64;
+    let inner = inside_rim(crop.n);
     let (mut samples, mut sharp) = (0usize, 0usize);
     for y in 0..n {
         for x in 0..n {
@@ -471,9 +474,7 @@ fn crisp(crop: &Crop, veiled_face: &[bool], lift: f32, amount: &dyn Fn(f32) -> f
                     continue;
                 }
                 let q = (qy * n + qx) as usize;
-                if veiled_face[(ny * n + nx) as usize]
-                    || amount(crop.luma[q]) >= 0.25
-                    || !inside_rim(q, crop.n)
+                if veiled_face[(ny * n + nx) as usize] || amount(crop.luma[q]) >= 0.25 || !inner[q]
                 {
                     continue;
                 }
