@@ -153,14 +153,39 @@ impl Bits {
 
     /// Erosion (`erode`: set where the whole square of half-side `r` around is set; outside
     /// the mask counts as set) or dilation (set where any of it is; outside counts as unset).
-    /// A square is a row's stretch then a column's. A row's stretch is taken on the row with r
-    /// pixels of the outside each end: windows of 1, 2, 4... pixels by a shift each, then the
-    /// 2r + 1 pixel window from two overlapping windows of the largest power of two that fits.
+    /// A square is a row's stretch then a column's.
     pub fn square(&self, r: usize, erode: bool) -> Bits {
+        let op = |a: u64, b: u64| if erode { a & b } else { a | b };
+        let mut across = Bits::new(self.w, self.h);
+        if r < 64 {
+            self.across_near(r, erode, &mut across);
+        } else {
+            self.across_far(r, erode, &mut across);
+        }
+        across.clear_padding();
+        // Rows outside count as set for erosion and unset for dilation: either way they
+        // change nothing, and only the rows inside are taken.
+        let mut out = Bits::new(self.w, self.h);
+        for y in 0..self.h {
+            let out_row = &mut out.words[y * self.stride..(y + 1) * self.stride];
+            out_row.fill(if erode { !0 } else { 0 });
+            for v in y.saturating_sub(r)..(y + r + 1).min(self.h) {
+                for (o, &a) in out_row.iter_mut().zip(across.row(v)) {
+                    *o = op(*o, a);
+                }
+            }
+        }
+        out.clear_padding();
+        out
+    }
+
+    /// The row's stretch of `square` for any half-side: the row with r pixels of the outside
+    /// each end, windows of 1, 2, 4... pixels by a shift each, then the 2r + 1 pixel window
+    /// from two overlapping windows of the largest power of two that fits.
+    fn across_far(&self, r: usize, erode: bool, out: &mut Bits) {
         let op = |a: u64, b: u64| if erode { a & b } else { a | b };
         let n = 2 * r + 1;
         let padded_len = (self.w + 2 * r).div_ceil(64);
-        let mut across = Bits::new(self.w, self.h);
         let (mut padded, mut shifted) = (vec![0u64; padded_len], vec![0u64; padded_len]);
         for y in 0..self.h {
             padded.fill(0);
@@ -184,23 +209,47 @@ impl Bits {
                 }
             }
             let stride = self.stride;
-            across.words[y * stride..(y + 1) * stride].copy_from_slice(&padded[..stride]);
+            out.words[y * stride..(y + 1) * stride].copy_from_slice(&padded[..stride]);
         }
-        across.clear_padding();
-        // Rows outside count as set for erosion and unset for dilation: either way they
-        // change nothing, and only the rows inside are taken.
-        let mut out = Bits::new(self.w, self.h);
-        for y in 0..self.h {
-            let out_row = &mut out.words[y * self.stride..(y + 1) * self.stride];
-            out_row.fill(if erode { !0 } else { 0 });
-            for v in y.saturating_sub(r)..(y + r + 1).min(self.h) {
-                for (o, &a) in out_row.iter_mut().zip(across.row(v)) {
-                    *o = op(*o, a);
+    }
+
+    /// The row's stretch of `square` for half-sides under a word: each word taken with itself
+    /// shifted by 1 to r pixels either way, the bits shifted in coming from the words beside
+    /// it (or the outside: set for erosion, clear for dilation).
+    fn across_near(&self, r: usize, erode: bool, out: &mut Bits) {
+        let op = |a: u64, b: u64| if erode { a & b } else { a | b };
+        let outside = if erode { !0 } else { 0 };
+        let tail = self.w % 64;
+        if self.stride == 0 {
+            return;
+        }
+        for (row, out_row) in self
+            .words
+            .chunks_exact(self.stride)
+            .zip(out.words.chunks_exact_mut(self.stride))
+        {
+            // The row's words, its padding as the outside.
+            let word = |i: usize| -> u64 {
+                match row.get(i) {
+                    None => outside,
+                    Some(&v) if i + 1 == self.stride && tail != 0 => {
+                        v | (outside & !((1u64 << tail) - 1))
+                    }
+                    Some(&v) => v,
                 }
+            };
+            for (i, o) in out_row.iter_mut().enumerate() {
+                let (before, here, after) =
+                    (i.checked_sub(1).map_or(outside, word), word(i), word(i + 1));
+                let mut acc = here;
+                for s in 1..=r as u32 {
+                    let left = (here << s) | (before >> (64 - s));
+                    let right = (here >> s) | (after << (64 - s));
+                    acc = op(acc, op(left, right));
+                }
+                *o = acc;
             }
         }
-        out.clear_padding();
-        out
     }
 }
 

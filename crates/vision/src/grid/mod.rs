@@ -149,15 +149,17 @@ fn block_sums_in<T>(
     }
 }
 
-/// Floored quotients of whole numbers by `d`, taken by one multiplication in f64: `n / d`
-/// exactly would be an integer division's cost a pixel. The product is within a few parts in
-/// 10^16 of the quotient (at most 255 here), so within 10^-13; half of 1/d added lifts an
-/// exact quotient clear of that error and leaves any other at least half of 1/d short of the
-/// next whole number, so the floor is the integer division's for any d under 10^12 (a block
-/// side under 30,000 pixels, beyond where its sums would fit in 32 bits).
-fn floor_quotient(d: f64) -> impl Fn(f64) -> u8 {
-    let (inv, half) = (1.0 / d, 0.5 / d);
-    move |n| (n * inv + half) as u8
+/// Floored quotients by `d` of whole numbers up to `most`, taken by one multiplication and a
+/// shift: `n / d` by division would cost an integer division a pixel (and by a multiplication
+/// in f64, conversions both ways: a fifth more for the whole shrink). With m = ceil(2^s / d),
+/// m d = 2^s + e for some e < d, and n m / 2^s = n / d + n e / (d 2^s): while n e < 2^s the
+/// error stays under 1 / d, short of the next whole number. s is the bits of `most` and of d
+/// together, so that this holds for every n up to `most`.
+fn floor_quotient(d: u64, most: u64) -> impl Fn(u64) -> u8 {
+    let bits = |v: u64| u64::BITS - v.leading_zeros();
+    let s = (bits(most) + bits(d)).min(127);
+    let m = (1u128 << s).div_ceil(u128::from(d));
+    move |n| ((u128::from(n) * m) >> s) as u8
 }
 
 /// The screen's lightness shrunk, and, with `colours`, its colours shrunk alike (row-major, the
@@ -166,17 +168,22 @@ fn shrink(img: &RgbaImage, colours: bool) -> (Shrunk, Vec<[u8; 3]>) {
     let size @ (f, w, h) = shrunk_size(img);
     let mut luma = vec![0u8; w * h];
     let mut rgb = vec![[0u8; 3]; if colours { w * h } else { 0 }];
-    let area = (f * f) as f64;
-    // Rec. 601 luma in thousandths.
-    let (luma_of, mean_of) = (floor_quotient(1000.0 * area), floor_quotient(area));
+    let area = (f * f) as u64;
+    // Rec. 601 luma in thousandths. (No screen is so wide that these overflow: a block's sums
+    // would first, past a million pixels across.)
+    let (luma_of, mean_of) = (
+        floor_quotient(1000 * area, 255_000 * area),
+        floor_quotient(area, 255 * area),
+    );
     block_sums(img, size, |y, sums| {
         for (l, sum) in luma[y * w..(y + 1) * w].iter_mut().zip(sums) {
-            let [r, g, b] = sum.map(f64::from);
-            *l = luma_of(299.0 * r + 587.0 * g + 114.0 * b);
+            let [r, g, b] = sum.map(u64::from);
+            *l = luma_of(299 * r + 587 * g + 114 * b);
         }
         if colours {
-            for (c, sum) in rgb[y * w..(y + 1) * w].iter_mut().zip(sums) {
-                *c = sum.map(|s| mean_of(f64::from(s)));
+            let row = rgb[y * w..(y + 1) * w].as_flattened_mut();
+            for (c, &sum) in row.iter_mut().zip(sums.as_flattened()) {
+                *c = mean_of(u64::from(sum));
             }
         }
     });
@@ -716,34 +723,29 @@ mod tests {
 
     /// A floored quotient by multiplication is the integer division's, for every numerator
     /// a block's lightness or colour can have, at block sides 1 to 12, and at the largest
-    /// numerators of sides up to 4,000.
+    /// numerators and those next to a multiple of the divisor, for sides up to 4,104 (where
+    /// a block's sums stop fitting in 32 bits).
     #[test]
     fn a_floored_quotient_is_the_integer_divisions() {
         for f in 1..=12u64 {
-            let (luma, mean) = (
-                floor_quotient((1000 * f * f) as f64),
-                floor_quotient((f * f) as f64),
-            );
-            for n in 0..=255 * 1000 * f * f {
-                assert_eq!(
-                    u64::from(luma(n as f64)),
-                    n / (1000 * f * f),
-                    "f {f}, n {n}"
-                );
+            let area = f * f;
+            let luma = floor_quotient(1000 * area, 255_000 * area);
+            let mean = floor_quotient(area, 255 * area);
+            for n in 0..=255_000 * area {
+                assert_eq!(u64::from(luma(n)), n / (1000 * area), "f {f}, n {n}");
             }
-            for n in 0..=255 * f * f {
-                assert_eq!(u64::from(mean(n as f64)), n / (f * f), "f {f}, n {n}");
+            for n in 0..=255 * area {
+                assert_eq!(u64::from(mean(n)), n / area, "f {f}, n {n}");
             }
         }
-        for f in (13..4_000u64).step_by(7) {
-            let d = 1000 * f * f;
-            let q = floor_quotient(d as f64);
-            for n in (255 * d - 3 * d..=255 * d)
-                .rev()
-                .step_by(d as usize / 5 + 1)
-            {
-                for n in [n, n.saturating_sub(1), n + 1] {
-                    assert_eq!(u64::from(q(n as f64)), (n / d).min(255), "f {f}, n {n}");
+        for f in (13..=4_104u64).step_by(3) {
+            let area = f * f;
+            for (d, most) in [(1000 * area, 255_000 * area), (area, 255 * area)] {
+                let q = floor_quotient(d, most);
+                for n in (most - 3 * d..=most).rev().step_by(d as usize / 5 + 1) {
+                    for n in [n, n - 1, n - n % d, n - n % d - 1, n % d] {
+                        assert_eq!(u64::from(q(n)), n / d, "f {f}, n {n}");
+                    }
                 }
             }
         }
