@@ -25,7 +25,18 @@ pub fn select(
     values: impl IntoIterator<Item = f32>,
     at: impl FnOnce(usize) -> usize,
 ) -> Option<f32> {
-    let mut keys: Vec<i32> = values.into_iter().map(order_key).collect();
+    select_in(&mut Vec::new(), values, at)
+}
+
+/// `select` with the keys put in `keys` (emptied first), kept by callers that select often;
+/// how many values there were is `keys.len()` after.
+pub fn select_in(
+    keys: &mut Vec<i32>,
+    values: impl IntoIterator<Item = f32>,
+    at: impl FnOnce(usize) -> usize,
+) -> Option<f32> {
+    keys.clear();
+    keys.extend(values.into_iter().map(order_key));
     if keys.is_empty() {
         return None;
     }

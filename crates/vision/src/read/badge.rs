@@ -6,7 +6,7 @@ use image::RgbaImage;
 
 use super::crop::{Crop, crop, face_luma};
 use super::mask::morph;
-use crate::colour::{luma, median};
+use crate::colour::{luma, select_in};
 use crate::glyph::{Classifier, Features, Ink, SURE};
 use crate::regions::{Region, Runs, Touch, label};
 use crate::score::Bonus;
@@ -90,7 +90,8 @@ fn chroma(p: [f32; 3]) -> f32 {
 
 /// The median of each channel (0 for none: the callers' sets are never empty).
 fn median_colour(v: Vec<[f32; 3]>) -> [f32; 3] {
-    [0, 1, 2].map(|ch| median(v.iter().map(|p| p[ch])).unwrap_or(0.0))
+    let mut keys = Vec::with_capacity(v.len());
+    [0, 1, 2].map(|ch| select_in(&mut keys, v.iter().map(|p| p[ch]), |len| len / 2).unwrap_or(0.0))
 }
 
 /// Whether two colours are `FAR_COLOUR` apart or more.
@@ -106,8 +107,8 @@ pub(super) fn far(p: [f32; 3], q: [f32; 3]) -> bool {
 fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
     let (crop, n) = (&b.crop, b.crop.n);
     let common = face_luma(crop);
-    let mut common_px = Vec::new();
-    let mut border = Vec::new();
+    let mut common_px = Vec::with_capacity(n * n);
+    let mut border = Vec::with_capacity(4 * n);
     for y in 0..n {
         for x in 0..n {
             let p = crop.rgb[y * n + x];

@@ -295,22 +295,15 @@ pub(super) fn flatten_from(crop: &mut Crop, face: f32, dark: f32) -> bool {
         return false;
     }
     let need = (inner.len() as f32 * SHADE_MIN_FACE) as usize;
-    let line = |cells: &mut dyn Iterator<Item = f32>| -> Option<f32> {
-        let face: Vec<f32> = cells.filter(|&l| l > cut).collect();
-        if face.len() < need.max(1) {
-            None
-        } else {
-            median(face)
-        }
-    };
     let middle = (n as f32 - 1.0) / 2.0;
     // The medians of the face's rows (`down`) or columns, each cell first taken `slope` per
-    // cell off along the other way.
+    // cell off along the other way; none for a row with too little face.
     let medians = |down: bool, slope: f32| -> Vec<Option<f32>> {
+        let mut keys = Vec::with_capacity(n);
         inner
             .clone()
             .map(|a| {
-                line(&mut inner.clone().map(|b| {
+                let cells = inner.clone().map(|b| {
                     let (y, x) = if down { (a, b) } else { (b, a) };
                     let l = crop.luma[y * n + x];
                     // A face cell stays one; the slope is taken off its lightness alone.
@@ -319,7 +312,10 @@ pub(super) fn flatten_from(crop: &mut Crop, face: f32, dark: f32) -> bool {
                     } else {
                         l
                     }
-                }))
+                });
+                let face = cells.filter(|&l| l > cut);
+                colour::select_in(&mut keys, face, |len| len / 2)
+                    .filter(|_| keys.len() >= need.max(1))
             })
             .collect()
     };
