@@ -34,6 +34,7 @@ impl Bits {
     }
 
     /// The mask of the pixels of a w x h image (row-major indices) for which `set` holds.
+    #[cfg(test)]
     pub fn from_fn(w: usize, h: usize, set: impl Fn(usize) -> bool) -> Bits {
         let mut out = Bits::new(w, h);
         for y in 0..h {
@@ -75,19 +76,6 @@ impl Bits {
             }
         }
         out
-    }
-
-    pub fn width(&self) -> usize {
-        self.w
-    }
-
-    pub fn height(&self) -> usize {
-        self.h
-    }
-
-    /// Whether (x, y) is set.
-    pub fn get(&self, x: usize, y: usize) -> bool {
-        self.words[y * self.stride + x / 64] >> (x % 64) & 1 == 1
     }
 
     fn row(&self, y: usize) -> &[u64] {
