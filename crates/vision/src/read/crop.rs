@@ -275,15 +275,9 @@ fn fit_line(pts: &[(f32, f32)]) -> (f32, f32) {
 /// the face's rows and columns in the middle of the crop, and taken as a shading only where
 /// they fall along a straight line one way and are level the other (`shade_slope`): a line
 /// drawn over the tile, a radial sheen or a bevel are not so, and are left as they are.
-/// Whether the crop was changed (a face found shaded and brought level).
-#[cfg(test)]
-pub(super) fn flatten(crop: &mut Crop) -> bool {
-    let (face, dark) = (face_luma(crop), darkest_in_middle(crop));
-    flatten_from(crop, face, dark)
-}
-
-/// `flatten` with the crop's face lightness (`face_luma`) and darkest ink
-/// (`darkest_in_middle`) as found already.
+/// `face` and `dark` are the crop's face lightness (`face_luma`) and darkest ink
+/// (`darkest_in_middle`); says whether it changed the crop (a face found shaded and brought
+/// level), after which those are to be found again.
 pub(super) fn flatten_from(crop: &mut Crop, face: f32, dark: f32) -> bool {
     let n = crop.n;
     if face - dark < SHADE_MIN_CONTRAST * 2.0 {
@@ -371,6 +365,12 @@ pub(super) fn flatten_from(crop: &mut Crop, face: f32, dark: f32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `flatten_from` with the crop's own face and ink.
+    fn flatten(crop: &mut Crop) -> bool {
+        let (face, dark) = (face_luma(crop), darkest_in_middle(crop));
+        flatten_from(crop, face, dark)
+    }
 
     /// A crop of side 100 whose face falls from `top` to `bottom` lightness, with a dark bar
     /// (lightness 30) down its middle and, when `band`, a white line of opacity 0.5 across
