@@ -168,13 +168,21 @@ struct FoundBadge {
 /// antialiased rim of the tile (a blend of the two, often vivid too).
 fn find_badge(b: &BadgeCrop, face: [f32; 3], around: [f32; 3]) -> Option<FoundBadge> {
     let (n, nf, half, mid) = (b.crop.n, b.nf, b.half, b.mid);
-    let (mut vivid, mut unlike_around) = (vec![false; n * n], vec![false; n * n]);
-    for (p, &c) in b.crop.rgb.iter().enumerate() {
-        vivid[p] = chroma(c) > VIVID && far(c, face);
-        unlike_around[p] = vivid[p] && far(c, around);
-    }
+    // Without branches, every cell alike (which vectorises).
+    let vivid: Vec<bool> = (b.crop.rgb.iter())
+        .map(|&c| (chroma(c) > VIVID) & far(c, face))
+        .collect();
+    let unlike_around: Vec<bool> = (b.crop.rgb.iter().zip(&vivid))
+        .map(|(&c, &v)| v & far(c, around))
+        .collect();
     let (mut labels, mut runs) = (Vec::new(), Runs::default());
     let mut find = |mask: &[bool], anywhere: bool| {
+        // A region passes with more cells than `BADGE_FILL` of a box larger than the
+        // smallest badge's, and the erosion only takes cells away: a mask of no more cells
+        // than that has none to find.
+        if mask.iter().filter(|&&m| m).count() as f32 <= smallest_badge(nf) {
+            return None;
+        }
         let mask = morph(mask, n, true);
         let found = label(|p| mask[p], n, n, Touch::Eight, &mut labels, &mut runs);
         found
