@@ -107,19 +107,10 @@ pub(super) fn far(p: [f32; 3], q: [f32; 3]) -> bool {
 fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
     let (crop, n) = (&b.crop, b.crop.n);
     let common = face_luma(crop);
-    let mut common_px = Vec::with_capacity(n * n);
-    let mut border = Vec::with_capacity(4 * n);
-    for y in 0..n {
-        for x in 0..n {
-            let p = crop.rgb[y * n + x];
-            if (crop.luma[y * n + x] - common).abs() <= COMMON_TOLERANCE {
-                common_px.push(p);
-            }
-            if x == 0 || y == 0 || x + 1 == n || y + 1 == n {
-                border.push(p);
-            }
-        }
-    }
+    let common_px: Vec<[f32; 3]> = (crop.rgb.iter().zip(&crop.luma))
+        .filter(|&(_, &l)| (l - common).abs() <= COMMON_TOLERANCE)
+        .map(|(&p, _)| p)
+        .collect();
     let face = median_colour(common_px);
     let (nf, half) = (b.nf, b.half);
     let beside = b.span(-half * BESIDE_MIDDLE, half * BESIDE_MIDDLE);
@@ -143,7 +134,10 @@ fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
     let around = if gap.len() >= n / MIN_GAP_SAMPLES {
         median_colour(gap)
     } else {
-        median_colour(border)
+        // The crop's border (its order is no matter to a median).
+        let rows = [0, n - 1].map(|y| &crop.rgb[y * n..(y + 1) * n]);
+        let sides = (1..n - 1).flat_map(|y| [crop.rgb[y * n], crop.rgb[y * n + n - 1]]);
+        median_colour(rows.concat().into_iter().chain(sides).collect())
     };
     (face, around)
 }
