@@ -145,7 +145,7 @@ impl Bits {
     pub fn square(&self, r: usize, erode: bool) -> Bits {
         let op = |a: u64, b: u64| if erode { a & b } else { a | b };
         let mut across = Bits::new(self.w, self.h);
-        if r < 64 {
+        if r < 32 {
             self.across_near(r, erode, &mut across);
         } else {
             self.across_far(r, erode, &mut across);
@@ -201,42 +201,59 @@ impl Bits {
         }
     }
 
-    /// The row's stretch of `square` for half-sides under a word: each word taken with itself
-    /// shifted by 1 to r pixels either way, the bits shifted in coming from the words beside
-    /// it (or the outside: set for erosion, clear for dilation).
+    /// The row's stretch of `square` for half-sides under half a word: the row moved up by r
+    /// pixels (the outside shifted in below: set for erosion, clear for dilation), then
+    /// windows of 1, 2, 4... pixels by a shift each, and the 2r + 1 pixel window from two
+    /// overlapping ones, all in whole words: pixel x then holds the row's x - r to x + r.
     fn across_near(&self, r: usize, erode: bool, out: &mut Bits) {
         let op = |a: u64, b: u64| if erode { a & b } else { a | b };
-        let outside = if erode { !0 } else { 0 };
-        let tail = self.w % 64;
-        if self.stride == 0 {
+        let outside: u64 = if erode { !0 } else { 0 };
+        let (tail, stride) = (self.w % 64, self.stride);
+        let (n, r32) = (2 * r + 1, r as u32);
+        if stride == 0 {
             return;
         }
+        // The row moved up, a word longer; past its end the outside.
+        let mut padded = vec![0u64; stride + 1];
         for (row, out_row) in self
             .words
-            .chunks_exact(self.stride)
-            .zip(out.words.chunks_exact_mut(self.stride))
+            .chunks_exact(stride)
+            .zip(out.words.chunks_exact_mut(stride))
         {
             // The row's words, its padding as the outside.
             let word = |i: usize| -> u64 {
                 match row.get(i) {
                     None => outside,
-                    Some(&v) if i + 1 == self.stride && tail != 0 => {
+                    Some(&v) if i + 1 == stride && tail != 0 => {
                         v | (outside & !((1u64 << tail) - 1))
                     }
                     Some(&v) => v,
                 }
             };
-            for (i, o) in out_row.iter_mut().enumerate() {
-                let (before, here, after) =
-                    (i.checked_sub(1).map_or(outside, word), word(i), word(i + 1));
-                let mut acc = here;
-                for s in 1..=r as u32 {
-                    let left = (here << s) | (before >> (64 - s));
-                    let right = (here >> s) | (after << (64 - s));
-                    acc = op(acc, op(left, right));
-                }
-                *o = acc;
+            if r == 0 {
+                out_row.copy_from_slice(row);
+                continue;
             }
+            for (j, p) in padded.iter_mut().enumerate() {
+                let below = if j == 0 { outside } else { word(j - 1) };
+                *p = (word(j) << r32) | (below >> (64 - r32));
+            }
+            // Shifted down by k (under a word), the outside coming in from above.
+            let down = |a: &mut [u64], k: u32| {
+                for j in 0..a.len() {
+                    let above = a.get(j + 1).copied().unwrap_or(outside);
+                    a[j] = op(a[j], (a[j] >> k) | (above << (64 - k)));
+                }
+            };
+            let mut len = 1;
+            while len * 2 <= n {
+                down(&mut padded, len as u32);
+                len *= 2;
+            }
+            if len < n {
+                down(&mut padded, (n - len) as u32);
+            }
+            out_row.copy_from_slice(&padded[..stride]);
         }
     }
 }
