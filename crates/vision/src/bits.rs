@@ -145,11 +145,7 @@ impl Bits {
     pub fn square(&self, r: usize, erode: bool) -> Bits {
         let op = |a: u64, b: u64| if erode { a & b } else { a | b };
         let mut across = Bits::new(self.w, self.h);
-        if r < 32 {
-            self.across_near(r, erode, &mut across);
-        } else {
-            self.across_far(r, erode, &mut across);
-        }
+        self.across(r, erode, &mut across);
         across.clear_padding();
         // Rows outside count as set for erosion and unset for dilation: either way they
         // change nothing, and only the rows inside are taken.
@@ -167,54 +163,19 @@ impl Bits {
         out
     }
 
-    /// The row's stretch of `square` for any half-side: the row with r pixels of the outside
-    /// each end, windows of 1, 2, 4... pixels by a shift each, then the 2r + 1 pixel window
-    /// from two overlapping windows of the largest power of two that fits.
-    fn across_far(&self, r: usize, erode: bool, out: &mut Bits) {
-        let op = |a: u64, b: u64| if erode { a & b } else { a | b };
-        let n = 2 * r + 1;
-        let padded_len = (self.w + 2 * r).div_ceil(64);
-        let (mut padded, mut shifted) = (vec![0u64; padded_len], vec![0u64; padded_len]);
-        for y in 0..self.h {
-            padded.fill(0);
-            shift_up(self.row(y), r, &mut padded);
-            if erode {
-                set_range(&mut padded, 0, r);
-                set_range(&mut padded, r + self.w, self.w + 2 * r);
-            }
-            let mut len = 1;
-            while len * 2 <= n {
-                shift_down(&padded, len, &mut shifted);
-                for (p, &s) in padded.iter_mut().zip(&shifted) {
-                    *p = op(*p, s);
-                }
-                len *= 2;
-            }
-            if len < n {
-                shift_down(&padded, n - len, &mut shifted);
-                for (p, &s) in padded.iter_mut().zip(&shifted) {
-                    *p = op(*p, s);
-                }
-            }
-            let stride = self.stride;
-            out.words[y * stride..(y + 1) * stride].copy_from_slice(&padded[..stride]);
-        }
-    }
-
-    /// The row's stretch of `square` for half-sides under half a word: the row moved up by r
-    /// pixels (the outside shifted in below: set for erosion, clear for dilation), then
-    /// windows of 1, 2, 4... pixels by a shift each, and the 2r + 1 pixel window from two
-    /// overlapping ones, all in whole words: pixel x then holds the row's x - r to x + r.
-    fn across_near(&self, r: usize, erode: bool, out: &mut Bits) {
+    /// The row's stretch of `square`: the row moved up by r pixels into a longer one, the
+    /// outside (set for erosion, clear for dilation) below it and past its end; then windows
+    /// of 1, 2, 4... pixels by a shift each, and the 2r + 1 pixel window from two overlapping
+    /// ones, all in whole words: pixel x then holds the row's x - r to x + r.
+    fn across(&self, r: usize, erode: bool, out: &mut Bits) {
         let op = |a: u64, b: u64| if erode { a & b } else { a | b };
         let outside: u64 = if erode { !0 } else { 0 };
         let (tail, stride) = (self.w % 64, self.stride);
-        let (n, r32) = (2 * r + 1, r as u32);
         if stride == 0 {
             return;
         }
-        // The row moved up, a word longer; past its end the outside.
-        let mut padded = vec![0u64; stride + 1];
+        let mut padded = vec![0u64; (self.w + 2 * r).div_ceil(64) + 1];
+        let (words, bits) = (r / 64, (r % 64) as u32);
         for (row, out_row) in self
             .words
             .chunks_exact(stride)
@@ -230,28 +191,34 @@ impl Bits {
                     Some(&v) => v,
                 }
             };
-            if r == 0 {
-                out_row.copy_from_slice(row);
-                continue;
-            }
             for (j, p) in padded.iter_mut().enumerate() {
-                let below = if j == 0 { outside } else { word(j - 1) };
-                *p = (word(j) << r32) | (below >> (64 - r32));
+                let at = |d: usize| j.checked_sub(words + d).map_or(outside, word);
+                *p = if bits == 0 {
+                    at(0)
+                } else {
+                    (at(0) << bits) | (at(1) >> (64 - bits))
+                };
             }
-            // Shifted down by k (under a word), the outside coming in from above.
-            let down = |a: &mut [u64], k: u32| {
+            // Each word taken with what lies k pixels above it (the outside past the end).
+            let widen = |a: &mut [u64], k: usize| {
+                let (kw, kb) = (k / 64, (k % 64) as u32);
                 for j in 0..a.len() {
-                    let above = a.get(j + 1).copied().unwrap_or(outside);
-                    a[j] = op(a[j], (a[j] >> k) | (above << (64 - k)));
+                    let at = |d: usize| a.get(j + kw + d).copied().unwrap_or(outside);
+                    let above = if kb == 0 {
+                        at(0)
+                    } else {
+                        (at(0) >> kb) | (at(1) << (64 - kb))
+                    };
+                    a[j] = op(a[j], above);
                 }
             };
-            let mut len = 1;
+            let (n, mut len) = (2 * r + 1, 1);
             while len * 2 <= n {
-                down(&mut padded, len as u32);
+                widen(&mut padded, len);
                 len *= 2;
             }
             if len < n {
-                down(&mut padded, (n - len) as u32);
+                widen(&mut padded, n - len);
             }
             out_row.copy_from_slice(&padded[..stride]);
         }
@@ -262,36 +229,6 @@ impl Bits {
 fn set_range(words: &mut [u64], a: usize, b: usize) {
     for x in a..b.min(words.len() * 64) {
         words[x / 64] |= 1 << (x % 64);
-    }
-}
-
-/// `out` (as long as needed, at least) gets `src` moved up by k bits: bit x of `src` becomes
-/// bit x + k. The bits below k are left as they were (clear, as the caller gives them).
-fn shift_up(src: &[u64], k: usize, out: &mut [u64]) {
-    let (words, bits) = (k / 64, k % 64);
-    for (i, &s) in src.iter().enumerate() {
-        let at = i + words;
-        if at < out.len() {
-            out[at] |= s << bits;
-        }
-        if bits != 0 && at + 1 < out.len() {
-            out[at + 1] |= s >> (64 - bits);
-        }
-    }
-}
-
-/// `out` (as long as `src`) gets `src` moved down by k bits: bit x becomes bit x + k of `src`,
-/// clear past its end.
-fn shift_down(src: &[u64], k: usize, out: &mut [u64]) {
-    let (words, bits) = (k / 64, k % 64);
-    for (i, o) in out.iter_mut().enumerate() {
-        let low = src.get(i + words).copied().unwrap_or(0);
-        let high = src.get(i + words + 1).copied().unwrap_or(0);
-        *o = if bits == 0 {
-            low
-        } else {
-            (low >> bits) | (high << (64 - bits))
-        };
     }
 }
 
