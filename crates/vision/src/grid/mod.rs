@@ -151,7 +151,7 @@ fn block_sums_in<T>(
 
 /// Floored quotients by `d` of whole numbers up to `most`, taken by one multiplication and a
 /// shift: `n / d` by division would cost an integer division a pixel (and by a multiplication
-/// in f64, conversions both ways: a fifth more for the whole shrink). With m = ceil(2^s / d),
+/// in f64, conversions both ways: the whole shrink took a third longer). With m = ceil(2^s / d),
 /// m d = 2^s + e for some e < d, and n m / 2^s = n / d + n e / (d 2^s): while n e < 2^s the
 /// error stays under 1 / d, short of the next whole number. s is the bits of `most` and of d
 /// together, so that this holds for every n up to `most`.
