@@ -7,7 +7,8 @@
 //!
 //! Each tile is written as OUT_PREFIX-tINDEX.png (`corpus_screen` writes corpus screens).
 //! `TILE_SCALE=1.3` looks at a crop that much wider than the grid's tile, as the reader does
-//! where it finds no glyph at the grid's size.
+//! where it finds no glyph at the grid's size. `OTHER_WAY=1` looks at the tiles the other way
+//! round from the board (a tinted bonus tile's letter, as the reader looks at it again).
 
 use image::{Rgba, RgbaImage};
 use scramblebot::vision::{grid, read};
@@ -24,6 +25,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let g = grid::find_either(&img).ok_or("no 4x4 grid of tiles on this screen")?;
     // Light letters on darker tiles are read on the negative, as `read` does.
     let img = read::as_read(&img, &g);
+    let img = if std::env::var_os("OTHER_WAY").is_some() {
+        std::borrow::Cow::Owned(read::negative(&img))
+    } else {
+        img
+    };
     for index in indices {
         let t: usize = index.parse()?;
         let &(cx, cy) = g.centres.get(t).ok_or("a tile index is 0 to 15")?;

@@ -19,7 +19,9 @@
 //! screen's common colours), then tiles of any colours on a panel of one (on how far each
 //! pixel is from each), and last darker thresholds, which find a board dimmed under an
 //! overlay; it says which way round the letters are, and moves the lattice onto the middle of
-//! its tiles where a threshold cut them off centre (`refine`).
+//! its tiles where a threshold cut them off centre (`refine`). When no tiles stand out at all
+//! (cream on white, a few levels off a dark panel), the lattice is sought in the letters
+//! (`letters`), and its tiles measured across it.
 
 use image::RgbaImage;
 
@@ -27,6 +29,7 @@ use super::bits::Bits;
 use super::colour::distance;
 use super::regions::{Runs, Touch};
 
+mod letters;
 mod refine;
 
 /// The working width the screen is shrunk to.
@@ -302,11 +305,12 @@ fn clusters(mut values: Vec<f32>, tol: f32) -> Vec<(f32, usize)> {
 /// At most this many clusters (the most populous) are tried as a lattice's rows or columns.
 const MAX_CLUSTERS: usize = 24;
 
-/// Four evenly spaced positions among clusters of blob centres; (positions, pitch). Clusters
-/// off the lattice (a hand, a button, a badge of a tile's size) are left out: the four taken
-/// are those, evenly spaced, that hold the most blobs. Requiring exactly four clusters, a
-/// pointing hand the size of a tile below the board hid it (the second generator).
-fn even_four(c: &[(f32, usize)], size: f32) -> Option<([f32; SIDE], f32)> {
+/// Four evenly spaced positions among clusters of blob centres, their pitch within
+/// `(least, most)`; (positions, pitch). Clusters off the lattice (a hand, a button, a badge of
+/// a tile's size) are left out: the four taken are those, evenly spaced, that hold the most
+/// blobs. Requiring exactly four clusters, a pointing hand the size of a tile below the board
+/// hid it (the second generator).
+fn even_four(c: &[(f32, usize)], (least, most): (f32, f32)) -> Option<([f32; SIDE], f32)> {
     if c.len() < SIDE {
         return None;
     }
@@ -321,7 +325,7 @@ fn even_four(c: &[(f32, usize)], size: f32) -> Option<([f32; SIDE], f32)> {
     for (i, first) in c.iter().enumerate() {
         for last in c.iter().skip(i + SIDE - 1) {
             let pitch = (last.0 - first.0) / (SIDE - 1) as f32;
-            if !(pitch >= size * 0.95 && pitch <= size * 1.8) {
+            if !(pitch >= least && pitch <= most) {
                 continue;
             }
             // The cluster nearest each lattice position, within 12% of the pitch.
@@ -357,8 +361,10 @@ fn lattice(group: &[Blob]) -> Option<(Grid, f32)> {
     sizes.sort_by(f32::total_cmp);
     let size = sizes[sizes.len() / 2];
     let tol = size * 0.3;
-    let (xs, px) = even_four(&clusters(group.iter().map(|b| b.cx).collect(), tol), size)?;
-    let (ys, py) = even_four(&clusters(group.iter().map(|b| b.cy).collect(), tol), size)?;
+    // Tiles are at least as wide as the streets between them.
+    let pitch = (size * 0.95, size * 1.8);
+    let (xs, px) = even_four(&clusters(group.iter().map(|b| b.cx).collect(), tol), pitch)?;
+    let (ys, py) = even_four(&clusters(group.iter().map(|b| b.cy).collect(), tol), pitch)?;
     if (px / py - 1.0).abs() > 0.15 {
         return None;
     }
@@ -403,24 +409,38 @@ fn consider(found: &[Blob], best: &mut Option<(Grid, f32)>) {
         return;
     }
     // Each blob's size class: the blobs within 25% of its size.
+    let size = |b: &Blob| (b.w + b.h) / 2.0;
+    consider_groups(found, (size, 0.25), MIN_TILES_SEEN, lattice, best);
+}
+
+/// For each blob of `found`, the group of those whose `size` is within `same` of its share,
+/// fitted by `fit` when it has at least `least` blobs: the best fit, with at least `least`
+/// places seen, is kept in `best` when better (more places seen, then less error).
+fn consider_groups(
+    found: &[Blob],
+    (size, same): (impl Fn(&Blob) -> f32, f32),
+    least: usize,
+    fit: impl Fn(&[Blob]) -> Option<(Grid, f32)>,
+    best: &mut Option<(Grid, f32)>,
+) {
     for anchor in found {
-        let size = (anchor.w + anchor.h) / 2.0;
+        let of = size(anchor);
         let group: Vec<Blob> = found
             .iter()
-            .filter(|b| ((b.w + b.h) / 2.0 / size - 1.0).abs() <= 0.25)
+            .filter(|b| (size(b) / of - 1.0).abs() <= same)
             .copied()
             .collect();
-        if group.len() < MIN_TILES_SEEN {
+        if group.len() < least {
             continue;
         }
-        let Some((grid, err)) = lattice(&group) else {
+        let Some((grid, err)) = fit(&group) else {
             continue;
         };
         let better = match best {
             None => true,
             Some((b, e)) => grid.seen > b.seen || (grid.seen == b.seen && err < *e),
         };
-        if grid.seen >= MIN_TILES_SEEN && better {
+        if grid.seen >= least && better {
             *best = Some((grid, err));
         }
     }
@@ -472,8 +492,13 @@ pub fn find_either(img: &RgbaImage) -> Option<Grid> {
     if s.w < 16 || s.h < 16 {
         return None;
     }
-    let (grid, way) = search_either(&s, &rgb)?;
-    Some(refine::centred(&s, &rgb, grid).with_polarity(way))
+    if let Some((grid, way)) = search_either(&s, &rgb) {
+        return Some(refine::centred(&s, &rgb, grid).with_polarity(way));
+    }
+    // Last, so that no board found by its tiles is found otherwise: its letters.
+    let (grid, way) = letters::search(&s, &mut Scratch::default())?;
+    let grid = to_screen(&s, Some((grid, 0.0)))?;
+    Some(refine::fitted(&s, &rgb, grid).with_polarity(way))
 }
 
 /// The searches of `find_either`, in order, on the shrunk screen and its colours.
@@ -885,13 +910,14 @@ mod tests {
         }
         // Five rows where four are wanted: exactly four clusters were needed before.
         let rows = [415.0, 565.0, 715.0, 865.0, 1100.0].map(|y| (y, 4));
-        let (ys, pitch) = even_four(&rows, 130.0).expect("four rows among five");
+        let (ys, pitch) =
+            even_four(&rows, (130.0 * 0.95, 130.0 * 1.8)).expect("four rows among five");
         assert_eq!(
             (ys.map(|y| y.round()), pitch),
             ([415.0, 565.0, 715.0, 865.0], 150.0)
         );
         assert!(
-            even_four(&rows[1..], 130.0).is_none(),
+            even_four(&rows[1..], (130.0 * 0.95, 130.0 * 1.8)).is_none(),
             "three rows and a stray"
         );
     }

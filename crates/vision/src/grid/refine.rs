@@ -39,6 +39,49 @@ const ACROSS: f32 = 0.3;
 /// street on both sides of a tile, the two runs are of about one length (a square tile) and
 /// shorter than the pitch.
 pub(super) fn centred(s: &Shrunk, rgb: &[[u8; 3]], grid: Grid) -> Grid {
+    let Some(((x0, x1), (y0, y1))) = runs(s, rgb, &grid) else {
+        return grid;
+    };
+    let (w, h) = (x1 - x0, y1 - y0);
+    let (dx, dy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+    let k = s.scale;
+    let (pitch, tile) = ((grid.pitch.0 / k, grid.pitch.1 / k), grid.tile / k);
+    let square = (w - h).abs() <= 0.15 * w.max(h);
+    let narrower = w < pitch.0 && h < pitch.1;
+    if !square || !narrower || dx.abs().max(dy.abs()) < SLACK * tile {
+        return grid;
+    }
+    Grid {
+        centres: grid.centres.map(|(x, y)| (x + dx * k, y + dy * k)),
+        ..grid
+    }
+}
+
+/// A lattice found by its letters (`letters::search`), in the screen's pixels, with its tiles
+/// measured: the centres moved onto the middle of its tiles' runs and the side their mean
+/// length, when the runs are those of square tiles narrower than the pitch; otherwise as found.
+pub(super) fn fitted(s: &Shrunk, rgb: &[[u8; 3]], grid: Grid) -> Grid {
+    let Some(((x0, x1), (y0, y1))) = runs(s, rgb, &grid) else {
+        return grid;
+    };
+    let (w, h) = (x1 - x0, y1 - y0);
+    let k = s.scale;
+    let square = (w - h).abs() <= 0.15 * w.max(h);
+    let narrower = w * k < grid.pitch.0 && h * k < grid.pitch.1;
+    if !square || !narrower {
+        return grid;
+    }
+    let (dx, dy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+    Grid {
+        centres: grid.centres.map(|(x, y)| (x + dx * k, y + dy * k)),
+        tile: (w + h) / 2.0 * k,
+        ..grid
+    }
+}
+
+/// The runs of `grid`'s tiles across each axis, as the offsets of their edges from the
+/// centres in working pixels, (x, y): see `centred`.
+fn runs(s: &Shrunk, rgb: &[[u8; 3]], grid: &Grid) -> Option<((f32, f32), (f32, f32))> {
     let k = s.scale;
     let centres = grid.centres.map(|(x, y)| (x / k, y / k));
     let pitch = (grid.pitch.0 / k, grid.pitch.1 / k);
@@ -48,9 +91,7 @@ pub(super) fn centred(s: &Shrunk, rgb: &[[u8; 3]], grid: Grid) -> Grid {
         (x >= 0.0 && y >= 0.0 && (x as usize) < s.w && (y as usize) < s.h)
             .then(|| rgb[y as usize * s.w + x as usize].map(f32::from))
     };
-    let Some(street) = street_colour(&centres, pitch, at) else {
-        return grid;
-    };
+    let street = street_colour(&centres, pitch, at)?;
     let run = |axis: usize| -> Option<(f32, f32)> {
         let p = if axis == 0 { pitch.0 } else { pitch.1 };
         let (reach, across) = ((p * REACH) as i32, (tile * ACROSS) as i32);
@@ -78,20 +119,7 @@ pub(super) fn centred(s: &Shrunk, rgb: &[[u8; 3]], grid: Grid) -> Grid {
             .collect();
         tile_run(&profile).map(|(a, b)| (a - reach as f32, b - reach as f32))
     };
-    let (Some((x0, x1)), Some((y0, y1))) = (run(0), run(1)) else {
-        return grid;
-    };
-    let (w, h) = (x1 - x0, y1 - y0);
-    let (dx, dy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
-    let square = (w - h).abs() <= 0.15 * w.max(h);
-    let narrower = w < pitch.0 && h < pitch.1;
-    if !square || !narrower || dx.abs().max(dy.abs()) < SLACK * tile {
-        return grid;
-    }
-    Grid {
-        centres: grid.centres.map(|(x, y)| (x + dx * k, y + dy * k)),
-        ..grid
-    }
+    Some((run(0)?, run(1)?))
 }
 
 /// The streets' colour: the mean of the largest cluster of the colours at the midpoints
