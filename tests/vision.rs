@@ -546,6 +546,60 @@ fn a_round_letter_beside_a_like_letter_of_its_face_is_not_read_wrong_and_sure() 
     assert_eq!(unsure, [14], "{}: {}", sample.description, r.board());
 }
 
+/// A tinted bonus tile, its letter the other way round from the board's and its face shaded
+/// so that the darker part of it passed for ink in the wider crop: that "glyph", far taller
+/// than the board's letters, was read as D at 50%, surely, where the tile shows a W (second
+/// seed 13, sample 212). Such a glyph is no letter of the board, and the tile is read the
+/// other way round.
+#[test]
+fn a_tinted_tile_taken_whole_for_a_glyph_is_not_read_wrong_and_sure() {
+    use corpus::Corpus;
+    let Some(faces) = all_faces(Corpus::Second) else {
+        return;
+    };
+    let sample = Corpus::Second.sample(&faces, 13, 212);
+    let (tiles, _) = sample.board.expect("a board");
+    assert_eq!(tile_name(tiles[15]), "W", "{}", sample.description);
+    let r = read::read(&sample.image, None, &Classifier::built_in()).unwrap();
+    not_wrong_and_sure(&sample, &tiles, &r);
+    assert!(
+        !(r.tiles[15].tile == b'D' - b'A' && r.tiles[15].sure()),
+        "{}: {:?}",
+        sample.description,
+        r.tiles[15]
+    );
+}
+
+/// A pointing hand whose light round end touches a light W on a dark tile: one region with
+/// the W, reaching the crop's edge, and neither the glyph's colour at the usual margin nor a
+/// wider crop parted them (no glyph: read as A at 0%). Parted by a colour nearer the W's,
+/// tried last, it is a W (second seed 11, samples 78 and 282).
+#[test]
+fn a_letter_a_hand_touches_is_parted_from_it_by_its_colour() {
+    use corpus::Corpus;
+    let Some(faces) = all_faces(Corpus::Second) else {
+        return;
+    };
+    for (index, at) in [(78, 12), (282, 10)] {
+        let sample = Corpus::Second.sample(&faces, 11, index);
+        let (tiles, _) = sample.board.expect("a board");
+        assert!(
+            sample.description.contains("hand"),
+            "{}",
+            sample.description
+        );
+        assert_eq!(tile_name(tiles[at]), "W", "{}", sample.description);
+        let r = read::read(&sample.image, None, &Classifier::built_in()).unwrap();
+        assert_eq!(
+            tile_name(r.tiles[at].tile),
+            "W",
+            "{}: {:?}",
+            sample.description,
+            r.tiles[at]
+        );
+    }
+}
+
 /// Fails when `r`, the reading of `sample` (whose board is `tiles`), is wrong yet sure.
 fn not_wrong_and_sure(sample: &corpus::Sample, tiles: &[u8; 16], r: &read::Reading) {
     let read: Vec<u8> = r.tiles.iter().map(|t| t.tile).collect();

@@ -92,6 +92,11 @@ pub enum Face {
     /// that cuts the glyph short the ring finds a glyph where none was read before, and a
     /// wider crop, which sees it whole, is tried first.
     OrRing,
+    /// The commonest, and where the glyph joins something of another colour (a hand, a
+    /// pointer) that the glyph's colour alone does not part from it, a colour nearer the
+    /// glyph's (half `OFF_COLOUR`). Last of all: a glyph of a shaded or blurred colour loses
+    /// strokes so, and was read as another letter where a wider crop read it right.
+    OwnColour,
 }
 
 /// `tile_glyph`, the face found as `how` says.
@@ -112,7 +117,7 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
         match how {
             Face::OrRing => face = ring,
             // Not a glyph under a line (whose face is the commonest): no glyph, this way.
-            Face::Commonest => return TileGlyph::blank(face),
+            Face::Commonest | Face::OwnColour => return TileGlyph::blank(face),
         }
     }
     // A glyph wholly under a nearly opaque line is lighter than the face there: its darkness
@@ -182,9 +187,20 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
         .is_some_and(|r| r.edge)
         && let Some(palette) = palette()
     {
-        own_colour_only(&crop, palette, &mut ink_of);
+        own_colour_only(&crop, palette, OFF_COLOUR, &mut ink_of);
         found = ink_regions(&ink_of, n, &mut labels, &mut runs);
         frames = frames_of(&found, nf, near_middle);
+        if how == Face::OwnColour
+            && found
+                .iter()
+                .filter(|r| near_middle(r) && !frames.contains(&r.id))
+                .max_by_key(|r| r.count)
+                .is_some_and(|r| r.edge)
+        {
+            own_colour_only(&crop, palette, OFF_COLOUR / 2.0, &mut ink_of);
+            found = ink_regions(&ink_of, n, &mut labels, &mut runs);
+            frames = frames_of(&found, nf, near_middle);
+        }
     }
     let main_of = |found: &[Region], frames: &[u32]| {
         found
@@ -517,13 +533,13 @@ fn glyph_pieces(found: &[Region], main: &Region, cut: &[bool], nf: f32) -> Vec<u
 
 /// Clears the ink of colours off the line from the face's colour `f` to the ink's `i` (the
 /// glyph's and its antialiased rim's), such as a coloured badge's.
-fn own_colour_only(crop: &Crop, (f, i): ([f32; 3], [f32; 3]), ink_of: &mut [f32]) {
+fn own_colour_only(crop: &Crop, (f, i): ([f32; 3], [f32; 3]), off: f32, ink_of: &mut [f32]) {
     let axis = [i[0] - f[0], i[1] - f[1], i[2] - f[2]];
     let len2: f32 = axis.iter().map(|a| a * a).sum();
     if len2 < 1.0 {
         return;
     }
-    let limit = OFF_COLOUR * len2.sqrt();
+    let limit = off * len2.sqrt();
     for (px, a) in crop.rgb.iter().zip(ink_of.iter_mut()) {
         let d = [px[0] - f[0], px[1] - f[1], px[2] - f[2]];
         let t = (d[0] * axis[0] + d[1] * axis[1] + d[2] * axis[2]) / len2;

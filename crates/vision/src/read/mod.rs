@@ -66,6 +66,10 @@ pub enum NotABoard {
     Dark(f32),
 }
 
+/// A glyph this many times the board's median glyph height is no letter of it (a Q's tail
+/// or a J's descender reach about 1.2).
+const TALLER_THAN_LETTERS: f32 = 1.4;
+
 /// Tiles with a glyph a dark grid must show to be a board under an overlay.
 const MIN_DIMMED_GLYPHS: usize = 10;
 
@@ -391,6 +395,8 @@ struct Seen {
     allowed: &'static [u8],
     /// The marks of a Q the glyph shows, when it is seen whole.
     qu: QuMarks,
+    /// The glyph's height in the screen's pixels (0 without one).
+    height: f32,
 }
 
 /// A tile where no glyph was found is looked at again this much wider (at most `room`, the
@@ -414,24 +420,31 @@ fn wider_than(ink: &Ink, side: f32, tile: f32) -> bool {
 }
 
 /// Finds the glyph of the tile centred on `c` (`tile` its side as the grid has it, at most
-/// `room` in fact) and what it may be.
+/// `room` in fact) and what it may be: the face as the commonest lightness, at the grid's size
+/// then wider; then from the ring inside the crop's rim, likewise (`Face::OrRing`).
 fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
+    see_tile_as(img, c, (tile, room), &[Face::Commonest, Face::OrRing])
+}
+
+/// `see_tile`, the face found each way of `hows` in turn, at the grid's size then wider, until
+/// a glyph is found.
+fn see_tile_as(img: &RgbaImage, c: (f32, f32), (tile, room): (f32, f32), hows: &[Face]) -> Seen {
     let wider = (tile * WIDER).min(room);
     let mut sizes = vec![tile];
     if wider > tile {
         sizes.push(wider);
     }
-    // The face as the commonest lightness, at the grid's size then wider; then from the ring
-    // inside the crop's rim, likewise (`Face::OrRing`).
-    let (mut glyph, mut features) = tile_features(img, c, tile);
-    let tries = [Face::Commonest, Face::OrRing]
-        .into_iter()
-        .flat_map(|how| sizes.iter().map(move |&side| (side, how)));
-    for (side, how) in tries.skip(1) {
+    let (mut glyph, mut features) = (TileGlyph::blank(0.0), None);
+    let mut crop_side = tile;
+    let tries = hows
+        .iter()
+        .flat_map(|&how| sizes.iter().map(move |&side| (side, how)));
+    for (side, how) in tries {
         if glyph.ink.is_some() {
             break;
         }
         (glyph, features) = tile_features_with(img, c, side, how);
+        crop_side = side;
         if glyph
             .ink
             .as_ref()
@@ -445,7 +458,13 @@ fn see_tile(img: &RgbaImage, c: (f32, f32), tile: f32, room: f32) -> Seen {
         (Some(ink), None) => marks(ink),
         _ => QuMarks::default(),
     };
+    let height = glyph.ink.as_ref().map_or(0.0, |ink| {
+        let cell = crop_side * CROP / ink.w as f32;
+        ink.ink_box()
+            .map_or(0.0, |(_, y0, _, y1)| (y1 - y0) as f32 * cell)
+    });
     Seen {
+        height,
         face: glyph.face,
         glyph: glyph.ink.is_some(),
         features,
@@ -649,14 +668,26 @@ fn read_tiles(
     // be a tinted bonus tile showing its letter the other way. Seen so, the bonus tiles of the
     // second generator were read where each had been a tile without a letter (read as A at no
     // confidence). Not on a screen of few glyphs: a lock screen in a profile's grid has its
-    // clock and icons the other way round too, and is no board.
+    // clock and icons the other way round too, and is no board. So is a tile whose glyph is
+    // far taller than the board's letters: no letter of it, but a tinted tile's face, shaded
+    // so that part of it passed for ink round its letter (second seed 13, sample 212: a W
+    // read as D at 50%, surely). Where the other way shows no glyph, it stays as read.
     if seen.iter().filter(|s| s.glyph).count() >= MIN_DIMMED_GLYPHS {
+        let heights = seen.iter().filter(|s| s.glyph).map(|s| s.height);
+        let cap = crate::colour::median(heights).unwrap_or(f32::INFINITY);
         let room = grid.pitch.0.min(grid.pitch.1);
         for ((s, r), &c) in seen.iter_mut().zip(&mut out).zip(&grid.centres) {
-            if s.glyph {
+            if s.glyph && s.height <= cap * TALLER_THAN_LETTERS {
                 continue;
             }
-            if let Some(other) = see_tile_other_way(img, c, grid.tile, room) {
+            // Last, a glyph joined to something of a colour near its own (a hand over the
+            // tile), parted by its colour alone (`Face::OwnColour`). After the other way: a
+            // tinted tile's letter, seen this way so, lost strokes and read as another.
+            let own = || {
+                Some(see_tile_as(img, c, (grid.tile, room), &[Face::OwnColour])).filter(|s| s.glyph)
+            };
+            let found = see_tile_other_way(img, c, grid.tile, room);
+            if let Some(other) = found.or_else(|| (!s.glyph).then(own).flatten()) {
                 (r.tile, r.confidence, r.runner_up) = judge(&other, classifier);
                 // The face as the screen shows it: what tells a board dimmed under an overlay.
                 *s = Seen {

@@ -696,6 +696,7 @@ fn a_boards_own_sure_glyph_decides_its_unsure_twin() {
         in_sight: 1.0,
         allowed: &[],
         qu: QuMarks::default(),
+        height: 64.0,
     };
     let seen = [tile_seen(false), tile_seen(false), tile_seen(true)];
     let alone = judge(&seen[1], &classifier);
