@@ -530,6 +530,14 @@ fn judge(seen: &Seen, classifier: &Classifier) -> (u8, f32, u8) {
         veiled_trust(&v, seen.in_sight)
     } else if v.tile == QU && ROUND_ALIKE.contains(&v.runner_up) && seen.qu.is_a_q() {
         v.confidence.max(QU_MARKED)
+    } else if ROUND_ALIKE.contains(&v.tile)
+        && v.runner_up == QU
+        && v.confidence < SURE
+        && seen.qu.is_a_q()
+    {
+        // A coin toss between a round letter and Qu, on a glyph with a Q's marks: Qu is
+        // the likelier, but the marks only break the tie, never make it sure.
+        return (QU, 0.0, v.tile);
     } else {
         v.confidence
     };
