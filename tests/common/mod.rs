@@ -220,6 +220,32 @@ pub struct AdbServer {
     pub home: std::path::PathBuf,
 }
 
+/// A port for an adb server: free now, never given to another server of this process, and
+/// below the kernel's range for sockets bound to port 0 (32768 up on Linux), where every
+/// virtual phone's port lies, so that no phone takes it before the server binds it. Probed
+/// there in turn, the kernel could hand one port to two tests: both started "their" server
+/// on it, `adb start-server` found the first running and said yes, and the test that ended
+/// first killed the other's server mid-test ("host:devices: Connection reset by peer",
+/// once in CI).
+fn unused_port() -> u16 {
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let mut state = (u64::from(std::process::id()) << 32) ^ u64::from(nanos) ^ given.len() as u64;
+    loop {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let port = 20_000 + (state >> 33) as u16 % 12_000;
+        if !given.contains(&port) && std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            given.push(port);
+            return port;
+        }
+    }
+}
+
 impl AdbServer {
     pub fn start() -> Option<AdbServer> {
         if Process::new("adb").arg("version").output().is_err() {
@@ -230,11 +256,7 @@ impl AdbServer {
         // server binds it: another port is tried then, twice at most, and each failure said.
         let mut failures = Vec::new();
         for _ in 0..3 {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port();
+            let port = unused_port();
             let home = std::env::temp_dir().join(format!(
                 "scramblebot-adb-home-{}-{port}",
                 std::process::id()
