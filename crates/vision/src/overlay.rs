@@ -202,25 +202,48 @@ fn street_shares(img: &RgbaImage, grid: &Grid) -> [[f32; 12]; 2] {
             // gap), where a bonus tile's tint would pass for an overlay.
             return [0.0; 12];
         }
+        // Per street, which samples differ, a path line's forgiven.
+        let differ: Vec<Vec<bool>> = (0..kind.len())
+            .map(|j| {
+                let street = j * per..(j + 1) * per;
+                let differ: Vec<bool> = street
+                    .clone()
+                    .map(|i| distance(colours[i], usual[i]) > DIFFERENT)
+                    .collect();
+                let white: Vec<bool> = street
+                    .zip(&differ)
+                    .map(|(i, &d)| d && veiled(colours[i], usual[i]))
+                    .collect();
+                let line = path_line(&white);
+                (0..per).map(|i| differ[i] && !line.contains(&i)).collect()
+            })
+            .collect();
+        let own = own_marks(&differ, per);
         std::array::from_fn(|j| {
-            let street = j * per..(j + 1) * per;
-            let differ: Vec<bool> = street
-                .clone()
-                .map(|i| distance(colours[i], usual[i]) > DIFFERENT)
-                .collect();
-            let white: Vec<bool> = street
-                .zip(&differ)
-                .map(|(i, &d)| d && veiled(colours[i], usual[i]))
-                .collect();
-            let line = path_line(&white);
-            let count = (0..per)
-                .filter(|&i| differ[i] && !line.contains(&i))
-                .count();
+            let count = (0..per).filter(|&i| differ[j][i] && !own[i]).count();
             count as f32 / per as f32
         })
     };
     [shares(&upright), shares(&level)]
 }
+
+/// The samples, by their place along a street, that differ on most streets of a kind
+/// (`OWN_MARK`): a mark the board draws in every street at one place, such as jigsaw notches
+/// jutting into the middle of each gap, is the board's own, not something over it. (A dialog
+/// over that many streets is no mark: it is then what the streets' usual colour is fitted
+/// to, and the streets it leaves bare are the ones that differ.)
+fn own_marks(differ: &[Vec<bool>], per: usize) -> Vec<bool> {
+    (0..per)
+        .map(|i| {
+            let n = differ.iter().filter(|d| d[i]).count();
+            n as f32 >= differ.len() as f32 * OWN_MARK
+        })
+        .collect()
+}
+
+/// A place along the streets is a mark of the board's own where this share of the streets
+/// of a kind differ there.
+const OWN_MARK: f32 = 0.75;
 
 /// Where a path line crosses a street, given which of its samples differ from its usual
 /// colour as that colour under a `white` veil: the run of such samples nearest the street's
@@ -347,6 +370,31 @@ mod tests {
     fn veil(p: Rgba<u8>, a: f32) -> Rgba<u8> {
         let v = |c: u8| (f32::from(c) + a * (255.0 - f32::from(c))).round() as u8;
         Rgba([v(p[0]), v(p[1]), v(p[2]), 255])
+    }
+
+    /// Jigsaw notches: a knob of the tile's face jutting into the middle of every gap, on
+    /// every side. They cover a third of each street, side by side in every gap between rows,
+    /// at the same place along every street: the board's own marks, no overlay. A toast box
+    /// over the middle still covers it.
+    #[test]
+    fn notches_in_every_street_are_no_overlay() {
+        let (mut img, grid) = board();
+        for &(x, y) in &grid.centres {
+            for (dx, dy) in [(50.0, 0.0), (-50.0, 0.0), (0.0, 50.0), (0.0, -50.0)] {
+                let (kx, ky) = (x + dx, y + dy);
+                fill(
+                    &mut img,
+                    (kx - 10.0, ky - 10.0, kx + 10.0, ky + 10.0),
+                    |_| FACE,
+                );
+            }
+        }
+        let streets = covered_streets(&img, &grid);
+        assert!(!covered(&img, &grid), "{streets:?}");
+        fill(&mut img, (127.5, 225.0, 352.5, 295.0), |_| {
+            Rgba([160, 170, 40, 255])
+        });
+        assert!(covered(&img, &grid), "{:?}", covered_streets(&img, &grid));
     }
 
     #[test]
