@@ -22,6 +22,10 @@ const HEIGHT: (f32, f32) = (0.025, 0.2);
 /// The pitch of a lattice of letters, in cap heights: a letter fills 30-65% of its tile.
 const PITCH: (f32, f32) = (1.5, 4.0);
 
+/// A glyph stands at a lattice place when its centre is within this many of its heights of
+/// it (letters are centred on their tiles).
+const AT_PLACE: f32 = 0.3;
+
 /// Glyphs whose heights are within this share of each other are of one cap height.
 const SAME_HEIGHT: f32 = 0.12;
 
@@ -90,7 +94,7 @@ fn lattice(group: &[Blob]) -> Option<(Grid, f32)> {
     let carried = |places: [(f32, f32); SIDE]| {
         places
             .iter()
-            .filter(|&&(x, y)| near(x, y) < h * 0.3)
+            .filter(|&&(x, y)| near(x, y) < h * AT_PLACE)
             .count()
             >= CARRIED_ON
     };
@@ -108,7 +112,7 @@ fn lattice(group: &[Blob]) -> Option<(Grid, f32)> {
             let (x, y) = (xs[c], ys[r]);
             centres[r * SIDE + c] = (x, y);
             let near = near(x, y);
-            if near < h * 0.3 {
+            if near < h * AT_PLACE {
                 seen += 1;
                 error += near;
             }
