@@ -206,16 +206,16 @@ fn street_shares(img: &RgbaImage, grid: &Grid) -> [[f32; 12]; 2] {
         let differ: Vec<Vec<bool>> = (0..kind.len())
             .map(|j| {
                 let street = j * per..(j + 1) * per;
-                let differ: Vec<bool> = street
+                let unlike: Vec<bool> = street
                     .clone()
                     .map(|i| distance(colours[i], usual[i]) > DIFFERENT)
                     .collect();
                 let white: Vec<bool> = street
-                    .zip(&differ)
+                    .zip(&unlike)
                     .map(|(i, &d)| d && veiled(colours[i], usual[i]))
                     .collect();
                 let line = path_line(&white);
-                (0..per).map(|i| differ[i] && !line.contains(&i)).collect()
+                (0..per).map(|i| unlike[i] && !line.contains(&i)).collect()
             })
             .collect();
         let own = own_marks(&differ, per);

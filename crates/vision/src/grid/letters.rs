@@ -142,9 +142,9 @@ fn lattice(group: &[Blob]) -> Option<(Grid, f32)> {
     Some((grid, error / seen.max(1) as f32 / h))
 }
 
-/// The best lattice of letters on `s`, their way round, in working pixels: the most letters
-/// where it puts them, then the least error.
-pub(super) fn search(s: &Shrunk, scratch: &mut Scratch) -> Option<(Grid, Polarity)> {
+/// The best lattice of letters on `s`, in working pixels, its polarity the letters' way
+/// round: the most letters where it puts them, then the least error.
+pub(super) fn search(s: &Shrunk, scratch: &mut Scratch) -> Option<Grid> {
     let mut best: Option<(Grid, f32)> = None;
     for way in [Polarity::Light, Polarity::Dark] {
         for t in THRESHOLDS {
@@ -170,9 +170,7 @@ pub(super) fn search(s: &Shrunk, scratch: &mut Scratch) -> Option<(Grid, Polarit
             );
         }
     }
-    let (grid, _) = best?;
-    let way = grid.polarity;
-    Some((grid, way))
+    best.map(|(grid, _)| grid)
 }
 
 #[cfg(test)]

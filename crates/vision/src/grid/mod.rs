@@ -496,9 +496,8 @@ pub fn find_either(img: &RgbaImage) -> Option<Grid> {
         return Some(refine::centred(&s, &rgb, grid).with_polarity(way));
     }
     // Last, so that no board found by its tiles is found otherwise: its letters.
-    let (grid, way) = letters::search(&s, &mut Scratch::default())?;
-    let grid = to_screen(&s, Some((grid, 0.0)))?;
-    Some(refine::fitted(&s, &rgb, grid).with_polarity(way))
+    let grid = letters::search(&s, &mut Scratch::default())?;
+    Some(refine::fitted(&s, &rgb, scaled(&s, grid)))
 }
 
 /// The searches of `find_either`, in order, on the shrunk screen and its colours.
@@ -731,14 +730,17 @@ fn search_plain(s: &Shrunk, thresholds: &[u8], scratch: &mut Scratch) -> Option<
 
 /// The best grid found, in the screen's pixels.
 fn to_screen(s: &Shrunk, best: Option<(Grid, f32)>) -> Option<Grid> {
-    let (mut grid, _) = best?;
-    // Back to the screen's pixels.
+    best.map(|(grid, _)| scaled(s, grid))
+}
+
+/// `grid`, found in `s`'s working pixels, in the screen's.
+fn scaled(s: &Shrunk, mut grid: Grid) -> Grid {
     for c in &mut grid.centres {
         *c = (c.0 * s.scale, c.1 * s.scale);
     }
     grid.pitch = (grid.pitch.0 * s.scale, grid.pitch.1 * s.scale);
     grid.tile *= s.scale;
-    Some(grid)
+    grid
 }
 
 #[cfg(test)]

@@ -39,21 +39,13 @@ const ACROSS: f32 = 0.3;
 /// street on both sides of a tile, the two runs are of about one length (a square tile) and
 /// shorter than the pitch.
 pub(super) fn centred(s: &Shrunk, rgb: &[[u8; 3]], grid: Grid) -> Grid {
-    let Some(((x0, x1), (y0, y1))) = runs(s, rgb, &grid) else {
-        return grid;
-    };
-    let (w, h) = (x1 - x0, y1 - y0);
-    let (dx, dy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
     let k = s.scale;
-    let (pitch, tile) = ((grid.pitch.0 / k, grid.pitch.1 / k), grid.tile / k);
-    let square = (w - h).abs() <= 0.15 * w.max(h);
-    let narrower = w < pitch.0 && h < pitch.1;
-    if !square || !narrower || dx.abs().max(dy.abs()) < SLACK * tile {
-        return grid;
-    }
-    Grid {
-        centres: grid.centres.map(|(x, y)| (x + dx * k, y + dy * k)),
-        ..grid
+    match tiles(s, rgb, &grid) {
+        Some(((dx, dy), _)) if dx.abs().max(dy.abs()) >= SLACK * (grid.tile / k) => Grid {
+            centres: grid.centres.map(|(x, y)| (x + dx * k, y + dy * k)),
+            ..grid
+        },
+        _ => grid,
     }
 }
 
@@ -61,22 +53,27 @@ pub(super) fn centred(s: &Shrunk, rgb: &[[u8; 3]], grid: Grid) -> Grid {
 /// measured: the centres moved onto the middle of its tiles' runs and the side their mean
 /// length, when the runs are those of square tiles narrower than the pitch; otherwise as found.
 pub(super) fn fitted(s: &Shrunk, rgb: &[[u8; 3]], grid: Grid) -> Grid {
-    let Some(((x0, x1), (y0, y1))) = runs(s, rgb, &grid) else {
-        return grid;
-    };
-    let (w, h) = (x1 - x0, y1 - y0);
     let k = s.scale;
+    match tiles(s, rgb, &grid) {
+        Some(((dx, dy), side)) => Grid {
+            centres: grid.centres.map(|(x, y)| (x + dx * k, y + dy * k)),
+            tile: side * k,
+            ..grid
+        },
+        None => grid,
+    }
+}
+
+/// Where `grid`'s tiles lie by their runs (`runs`), in working pixels: the offset of their
+/// middle from the centres, and their side (the two runs' mean length); `None` unless the two
+/// runs are of about one length (a square tile) and shorter than the pitch.
+fn tiles(s: &Shrunk, rgb: &[[u8; 3]], grid: &Grid) -> Option<((f32, f32), f32)> {
+    let ((x0, x1), (y0, y1)) = runs(s, rgb, grid)?;
+    let (w, h) = (x1 - x0, y1 - y0);
+    let pitch = (grid.pitch.0 / s.scale, grid.pitch.1 / s.scale);
     let square = (w - h).abs() <= 0.15 * w.max(h);
-    let narrower = w * k < grid.pitch.0 && h * k < grid.pitch.1;
-    if !square || !narrower {
-        return grid;
-    }
-    let (dx, dy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
-    Grid {
-        centres: grid.centres.map(|(x, y)| (x + dx * k, y + dy * k)),
-        tile: (w + h) / 2.0 * k,
-        ..grid
-    }
+    let narrower = w < pitch.0 && h < pitch.1;
+    (square && narrower).then(|| (((x0 + x1) / 2.0, (y0 + y1) / 2.0), (w + h) / 2.0))
 }
 
 /// The runs of `grid`'s tiles across each axis, as the offsets of their edges from the

@@ -180,23 +180,20 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
     // frame drawn inside the tile is no glyph, though it may reach the edge through the
     // background beyond the tile's rim (and be as dark as the letter, in another colour).
     let mut frames = frames_of(&found, nf, near_middle);
-    if found
-        .iter()
-        .filter(|r| near_middle(r) && !frames.contains(&r.id))
-        .max_by_key(|r| r.count)
-        .is_some_and(|r| r.edge)
+    let main_at_edge = |found: &[Region], frames: &[u32]| {
+        found
+            .iter()
+            .filter(|r| near_middle(r) && !frames.contains(&r.id))
+            .max_by_key(|r| r.count)
+            .is_some_and(|r| r.edge)
+    };
+    if main_at_edge(&found, &frames)
         && let Some(palette) = palette()
     {
         own_colour_only(&crop, palette, OFF_COLOUR, &mut ink_of);
         found = ink_regions(&ink_of, n, &mut labels, &mut runs);
         frames = frames_of(&found, nf, near_middle);
-        if how == Face::OwnColour
-            && found
-                .iter()
-                .filter(|r| near_middle(r) && !frames.contains(&r.id))
-                .max_by_key(|r| r.count)
-                .is_some_and(|r| r.edge)
-        {
+        if how == Face::OwnColour && main_at_edge(&found, &frames) {
             own_colour_only(&crop, palette, OFF_COLOUR / 2.0, &mut ink_of);
             found = ink_regions(&ink_of, n, &mut labels, &mut runs);
             frames = frames_of(&found, nf, near_middle);

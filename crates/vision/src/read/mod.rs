@@ -688,14 +688,14 @@ fn read_tiles(
             if s.glyph && s.height <= cap * TALLER_THAN_LETTERS {
                 continue;
             }
-            // Last, a glyph joined to something of a colour near its own (a hand over the
-            // tile), parted by its colour alone (`Face::OwnColour`). After the other way: a
-            // tinted tile's letter, seen this way so, lost strokes and read as another.
-            let own = || {
-                Some(see_tile_as(img, c, (grid.tile, room), &[Face::OwnColour])).filter(|s| s.glyph)
-            };
-            let found = see_tile_other_way(img, c, grid.tile, room);
-            if let Some(other) = found.or_else(|| (!s.glyph).then(own).flatten()) {
+            // Last, where no glyph was found, one joined to something of a colour near its
+            // own (a hand over the tile), parted by its colour alone (`Face::OwnColour`).
+            // After the other way: a tinted tile's letter, seen this way so, lost strokes and
+            // read as another.
+            let own = || see_tile_as(img, c, (grid.tile, room), &[Face::OwnColour]);
+            let found = see_tile_other_way(img, c, grid.tile, room)
+                .or_else(|| (!s.glyph).then(own).filter(|o| o.glyph));
+            if let Some(other) = found {
                 (r.tile, r.confidence, r.runner_up) = judge(&other, classifier);
                 // The face as the screen shows it: what tells a board dimmed under an overlay.
                 *s = Seen {
