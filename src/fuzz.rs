@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets (`fuzz/fuzz_targets/*.rs`, run with cargo-fuzz), kept in the
-//! library so that `tests/fuzz_corpus.rs` replays the same inputs on stable Rust in every test
+//! library so that `tests/suite/fuzz_corpus.rs` replays the same inputs on stable Rust in every test
 //! run. Each takes arbitrary bytes and must neither panic nor hang; where a parser has an
 //! invariant (a profile written out parses back to itself), it is checked here too.
 

@@ -5,6 +5,7 @@
 //! host still gets in, and its warnings do not flood the log. In a file of its own, one test
 //! at a time, so that no other test's threads or memory are counted.
 
+#[path = "suite/common.rs"]
 mod common;
 
 use std::io::{Read, Write};

@@ -19,7 +19,7 @@ fn trie() -> &'static Trie {
 
 fn word_list() -> &'static HashSet<&'static str> {
     static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    WORDS.get_or_init(|| include_str!("../dict/enable1.txt").lines().collect())
+    WORDS.get_or_init(|| include_str!("../../dict/enable1.txt").lines().collect())
 }
 
 /// A board of side 3 to 6, letters weighted like English (so boards have words), with Qu.

@@ -2,7 +2,7 @@
 //! Debian's real `adb` server (skipped, with a note, when `adb` is not installed; .ci/run
 //! installs it). The adb server runs on its own port with its own HOME and is killed after.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::net::TcpStream;

@@ -3,7 +3,7 @@
 //! rejected for the right reason, Freeze extends the clock, a touch outside the game is a
 //! violation, and screenshots decode to the screen's size.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,13 +4,7 @@
 //! its port, SIGTERM, `-s`, the binary's own output); what the daemon decides screen by screen
 //! is tested in process on a paused clock (`daemon_in_process.rs`).
 
-mod common;
-
-/// Its tests wait on the wall clock: four times as many run at once as there are cores.
-#[cfg(target_os = "linux")]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static AT_ONCE: extern "C" fn() = common::four_times_the_cores_at_once;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,9 +1,9 @@
 //! `play` and `play --watch` as the library runs them (`play::see`, then `play::play_seen`,
 //! what the command composes), in this process on tokio's paused clock, against virtual
 //! phones reached in process: the waits for a screen, a lock or a round take game time, not
-//! the test's. `tests/cli.rs` keeps the command itself through Debian's adb server.
+//! the test's. `tests/suite/cli.rs` keeps the command itself through Debian's adb server.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,10 +1,10 @@
 //! The daemon in this process, on tokio's paused clock, against virtual phones reached in
 //! process (`sim::local`): minutes of game time in a few seconds, the same way every run, no
 //! adb needed. The phones are the same virtual phones the wall-clock tests reach through
-//! Debian's adb server (`tests/daemon.rs` keeps a few of those as smoke tests); only the
+//! Debian's adb server (`tests/suite/daemon.rs` keeps a few of those as smoke tests); only the
 //! transport and the clock differ.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

@@ -10,7 +10,7 @@ use scramblebot::sample::{BoardSet, Rng};
 use scramblebot::score::Bonus;
 use scramblebot::{Board, Bonuses, Pos, Rules, Solver, Trie};
 
-const ENABLE: &str = include_str!("../dict/enable1.txt");
+const ENABLE: &str = include_str!("../../dict/enable1.txt");
 
 /// A word as the oracle spells it: tiles, with "qu" one tile; None if it cannot be played.
 fn oracle_spell(word: &str) -> Option<Vec<u8>> {

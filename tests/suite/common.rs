@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 use scramblebot::sim::{Model, Sim, SimConfig};
 use scramblebot::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION};
 
-/// For test binaries whose tests mostly wait for rounds on the wall clock: run `per_core`
-/// times as many tests at once as the machine has cores, unless `RUST_TEST_THREADS` is set.
-/// libtest's default, one test per core, left two cores about 70% idle through them (vmstat,
-/// 2 cores). A binary opts in by naming one of the functions below in its `.init_array`,
-/// which the C runtime calls before `main`: the process has one thread then, so setting the
-/// variable races with nothing, and libtest reads it once `main` runs.
+/// Runs `per_core` times as many tests at once as the machine has cores, unless
+/// `RUST_TEST_THREADS` is set. Most tests mostly wait for rounds on the wall clock: libtest's
+/// default, one test per core, left two cores about 70% idle through them (vmstat, 2 cores).
+/// A binary opts in by naming `four_times_the_cores_at_once` in its `.init_array`, which the
+/// C runtime calls before `main`: the process has one thread then, so setting the variable
+/// races with nothing, and libtest reads it once `main` runs.
 fn tests_at_once(per_core: usize) {
     if std::env::var_os("RUST_TEST_THREADS").is_none() {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -26,14 +26,29 @@ fn tests_at_once(per_core: usize) {
     }
 }
 
-/// `tests_at_once(3)`: the cli's tests (two cores 44% busy at twice the cores).
-pub extern "C" fn three_times_the_cores_at_once() {
-    tests_at_once(3);
-}
-
-/// `tests_at_once(4)`: the daemon's seven, all at once on two cores (27% busy so).
+/// `tests_at_once(4)`: the suite's tests, four a core.
 pub extern "C" fn four_times_the_cores_at_once() {
     tests_at_once(4);
+}
+
+/// Puts the calling thread, and the threads it starts from now on, at the lowest priority
+/// (nice 19): for a test that keeps the cores busy for seconds, so that it takes only what
+/// the tests waiting for rounds on the wall clock leave. libtest runs each test on a thread
+/// of its own, so this touches no other test. Linux only; elsewhere it does nothing.
+pub fn in_the_background() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid and setpriority take no pointers; raising one's own nice value needs
+        // no privilege. A failure leaves the thread at its priority, which is still correct.
+        let done =
+            unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19) };
+        if done != 0 {
+            eprintln!(
+                "note: this test runs at its usual priority: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+    }
 }
 
 /// How often `poll_until` asks.

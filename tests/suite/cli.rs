@@ -1,12 +1,6 @@
 //! The real binary, run as a user runs it: output, JSON, exit codes and error messages.
 
-mod common;
-
-/// Its tests wait on the wall clock: three times as many run at once as there are cores.
-#[cfg(target_os = "linux")]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static AT_ONCE: extern "C" fn() = common::three_times_the_cores_at_once;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -214,6 +214,7 @@ fn every_virtual_phone_board_is_read_exactly_and_surely() {
 
 #[test]
 fn the_reader_on_typefaces_it_has_no_references_for() {
+    crate::common::in_the_background();
     let dir = std::path::Path::new("/usr/share/fonts");
     let faces = corpus::load_faces(dir);
     if faces.len() < 8 {
@@ -270,6 +271,7 @@ fn the_reader_on_typefaces_it_has_no_references_for() {
 
 #[test]
 fn the_reader_on_the_held_back_family() {
+    crate::common::in_the_background();
     let dir = std::path::Path::new("/usr/share/fonts");
     let which = corpus::Corpus::HeldBack;
     let faces = corpus::load_named(dir, which.face_names());
@@ -354,6 +356,7 @@ fn learned_face(
 /// surely, until a template had to be near to be trusted against the references.
 #[test]
 fn one_confirmed_board_teaches_a_game_face_and_misleads_nothing() {
+    crate::common::in_the_background();
     let fonts = std::path::Path::new("/usr/share/fonts");
     let faces: Vec<_> = corpus::wide::HELD_BACK_FACES
         .iter()
@@ -692,6 +695,7 @@ fn a_thin_i_on_a_shaded_face_is_not_read_as_j() {
 /// ten digits, and the score and clock are then read with them, on every model.
 #[test]
 fn the_clocks_digits_are_learned_and_the_score_read_with_them() {
+    crate::common::in_the_background();
     use scramblebot::sim::game::View;
     use scramblebot::sim::layout::{Layout, Rect};
     use scramblebot::sim::screen::{Face, render};
@@ -746,6 +750,7 @@ fn the_clocks_digits_are_learned_and_the_score_read_with_them() {
 /// change to the reader should before it lands.
 #[test]
 fn every_screen_of_the_gallery_is_still_read_exactly_and_surely() {
+    crate::common::in_the_background();
     use corpus::gallery;
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/gallery.txt"))
         .expect("tests/gallery.txt");
