@@ -111,42 +111,38 @@ fn shrunk_size(img: &RgbaImage) -> (usize, usize, usize) {
     (f, img.width() as usize / f, img.height() as usize / f)
 }
 
-/// Sums each f x f block of `img`'s channels (red, green, blue) into one output pixel, and
-/// hands each row of `w` sums to `row` with its index, for `h` rows. The f lines of a block
-/// row are first added byte by byte (which vectorises; in 16 bits while f lines of 255 fit),
-/// then each block's f pixels.
-fn block_sums(img: &RgbaImage, size: (usize, usize, usize), row: impl FnMut(usize, &[[u32; 3]])) {
-    if size.0 * 255 <= usize::from(u16::MAX) {
-        block_sums_in::<u16>(img, size, row);
-    } else {
-        block_sums_in::<u32>(img, size, row);
-    }
-}
-
-/// `block_sums`, the lines added in `T`, which must hold f times 255.
-fn block_sums_in<T>(
+/// Sums each f x f block of `img`'s channels into one output pixel (red, green, blue and
+/// alpha, as the screen lays them out), and hands each row of `w` sums to `row` with its
+/// index, for `h` rows. The f lines of a block row are first added byte by byte (which
+/// vectorises), then each block's f pixels four channels at a time, all in `T`, which must
+/// hold f x f times 255.
+fn block_sums<T>(
     img: &RgbaImage,
     (f, w, h): (usize, usize, usize),
-    mut row: impl FnMut(usize, &[[u32; 3]]),
+    mut row: impl FnMut(usize, &[[T; 4]]),
 ) where
-    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign,
+    T: Copy + Default + From<u8> + std::ops::AddAssign,
 {
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
-    let mut columns = vec![T::default(); w * f * 4];
-    let mut sums = vec![[0u32; 3]; w];
+    let mut columns = vec![[T::default(); 4]; w * f];
+    let mut sums = vec![[T::default(); 4]; w];
     for y in 0..h {
-        columns.fill(T::default());
+        columns.fill([T::default(); 4]);
         for dy in 0..f {
             let line = &raw[(y * f + dy) * stride..][..w * f * 4];
-            for (c, &v) in columns.iter_mut().zip(line) {
+            for (c, &v) in columns.as_flattened_mut().iter_mut().zip(line) {
                 *c += T::from(v);
             }
         }
-        for (sum, block) in sums.iter_mut().zip(columns.chunks_exact(f * 4)) {
-            *sum = block.chunks_exact(4).fold([0; 3], |[r, g, b], p| {
-                [r + p[0].into(), g + p[1].into(), b + p[2].into()]
-            });
+        for (sum, block) in sums.iter_mut().zip(columns.chunks_exact(f)) {
+            let mut s = [T::default(); 4];
+            for p in block {
+                for (s, &v) in s.iter_mut().zip(p) {
+                    *s += v;
+                }
+            }
+            *sum = s;
         }
         row(y, &sums);
     }
@@ -168,25 +164,45 @@ fn floor_quotient(d: u64, most: u64) -> impl Fn(u64) -> u8 {
 /// The screen's lightness shrunk, and, with `colours`, its colours shrunk alike (row-major, the
 /// same size; empty without), from one pass over the screen.
 fn shrink(img: &RgbaImage, colours: bool) -> (Shrunk, Vec<[u8; 3]>) {
+    let f = shrunk_size(img).0;
+    // A block's sums in 16 bits while they fit (blocks up to 16 pixels a side: screens up to
+    // 6,119 pixels wide), which halves what is added and moved.
+    if f * f * 255 <= usize::from(u16::MAX) {
+        shrink_in::<u16>(img, colours)
+    } else {
+        shrink_in::<u32>(img, colours)
+    }
+}
+
+/// `shrink`, a block's sums taken in `T`.
+fn shrink_in<T>(img: &RgbaImage, colours: bool) -> (Shrunk, Vec<[u8; 3]>)
+where
+    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign,
+{
     let size @ (f, w, h) = shrunk_size(img);
     let mut luma = vec![0u8; w * h];
     let mut rgb = vec![[0u8; 3]; if colours { w * h } else { 0 }];
     let area = (f * f) as u64;
     // Rec. 601 luma in thousandths. (No screen is so wide that these overflow: a block's sums
     // would first, past a million pixels across.)
-    let (luma_of, mean_of) = (
-        floor_quotient(1000 * area, 255_000 * area),
-        floor_quotient(area, 255 * area),
-    );
-    block_sums(img, size, |y, sums| {
+    let luma_of = floor_quotient(1000 * area, 255_000 * area);
+    // A channel's mean by table, for every sum a block's channel can have: 255 f^2 + 1
+    // entries, fewer than the screen's pixels (at least 360 f x 16 f).
+    let means: Vec<u8> = if colours {
+        (0..=255 * area)
+            .map(floor_quotient(area, 255 * area))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    block_sums::<T>(img, size, |y, sums| {
         for (l, sum) in luma[y * w..(y + 1) * w].iter_mut().zip(sums) {
-            let [r, g, b] = sum.map(u64::from);
+            let [r, g, b] = [sum[0], sum[1], sum[2]].map(|v| u64::from(v.into()));
             *l = luma_of(299 * r + 587 * g + 114 * b);
         }
         if colours {
-            let row = rgb[y * w..(y + 1) * w].as_flattened_mut();
-            for (c, &sum) in row.iter_mut().zip(sums.as_flattened()) {
-                *c = mean_of(u64::from(sum));
+            for (c, sum) in rgb[y * w..(y + 1) * w].iter_mut().zip(sums) {
+                *c = [sum[0], sum[1], sum[2]].map(|v| means[v.into() as usize]);
             }
         }
     });
@@ -774,6 +790,48 @@ mod tests {
                         assert_eq!(u64::from(q(n)), n / d, "f {f}, n {n}");
                     }
                 }
+            }
+        }
+    }
+
+    /// The shrunk screen is each block's mean lightness and colours, floored, as integer
+    /// division gives them: on random screens whose blocks are 1-4 pixels a side and 16 (the
+    /// last summed in 16 bits) and 17 (in 32), each with a ragged edge left over.
+    #[test]
+    fn a_shrunk_screen_is_each_blocks_floored_means() {
+        let mut rng = crate::sample::Rng::new(49);
+        for f in [1u32, 2, 3, 4, 16, 17] {
+            let (w, h) = (WORK_WIDTH * f + rng.below(f as usize) as u32, 17 * f + 2);
+            let mut img = RgbaImage::new(w, h);
+            for v in img.as_mut() {
+                // Mostly the extremes, so that blocks reach the largest sums.
+                *v = match rng.below(3) {
+                    0 => 255,
+                    1 => rng.below(256) as u8,
+                    _ => 254,
+                };
+            }
+            let (s, rgb) = shrink(&img, true);
+            let f = f as usize;
+            assert_eq!(
+                (s.w, s.h, rgb.len()),
+                (w as usize / f, h as usize / f, s.w * s.h)
+            );
+            let area = (f * f) as u64;
+            for (i, (&l, &c)) in s.luma.iter().zip(&rgb).enumerate() {
+                let (bx, by) = (i % s.w * f, i / s.w * f);
+                let mut sum = [0u64; 3];
+                for y in by..by + f {
+                    for x in bx..bx + f {
+                        let p = img.get_pixel(x as u32, y as u32).0;
+                        for (s, v) in sum.iter_mut().zip(p) {
+                            *s += u64::from(v);
+                        }
+                    }
+                }
+                let luma = (299 * sum[0] + 587 * sum[1] + 114 * sum[2]) / (1000 * area);
+                assert_eq!(u64::from(l), luma, "f {f}, block {i}");
+                assert_eq!(c.map(u64::from), sum.map(|v| v / area), "f {f}, block {i}");
             }
         }
     }
