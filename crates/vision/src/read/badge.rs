@@ -4,7 +4,7 @@
 
 use image::RgbaImage;
 
-use super::crop::{Crop, crop, face_luma};
+use super::crop::{Crop, cells_across, crop, face_luma, may_spread};
 use super::mask::morph;
 use crate::colour::{luma, select_in};
 use crate::glyph::{Classifier, Features, Ink, SURE};
@@ -314,11 +314,16 @@ pub fn tile_badge(
     tile: f32,
     classifier: &Classifier,
 ) -> Option<Bonus> {
-    let b = BadgeCrop::new(img, c, tile);
     // A badge is vivid, and its region is at least the smallest badge (`find_badge`): on a
     // crop with fewer vivid pixels than half of that, there is none to look for. (Counted
-    // only as far as that: on a tile of a vivid colour, the first few rows have them.)
-    let need = (smallest_badge(b.nf) / 2.0).ceil() as usize;
+    // only as far as that: on a tile of a vivid colour, the first few rows have them.) Most
+    // tiles have no vivid screen pixel at all, and are left before they are cropped.
+    let side = tile * BADGE_CROP;
+    let need = (smallest_badge(cells_across(side, BADGE_WORK) as f32) / 2.0).ceil() as usize;
+    if !may_spread(img, (c, side, BADGE_WORK), VIVID, need) {
+        return None;
+    }
+    let b = BadgeCrop::new(img, c, tile);
     let vivid = b.crop.rgb.iter().filter(|&&c| chroma(c) > VIVID);
     if vivid.take(need).count() < need {
         return None;

@@ -34,13 +34,17 @@ pub(super) struct Crop {
     pub(super) rgb: Vec<[f32; 3]>,
 }
 
-/// Box-averages the square of side `side` centred on `c` into at most `WORK` pixels a side.
-/// Each output pixel is the mean of the screen pixels whose box it covers (at least one), so
-/// each screen pixel is read once: per output row, each screen row's pixels are summed into
-/// their output column.
-pub(super) fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Crop {
-    let n = (side.round() as usize).clamp(MIN_CROP, work);
-    let (iw, ih) = (img.width() as i64, img.height() as i64);
+/// The cells of a crop: `n` a side, and along each axis the screen span [a, b) each cell
+/// averages (at least one pixel, clamped to the screen).
+struct Cells {
+    n: usize,
+    xs: Vec<(usize, usize)>,
+    ys: Vec<(usize, usize)>,
+}
+
+/// The cells of the square of side `side` centred on `c`, at most `work` a side.
+fn cells(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Cells {
+    let n = cells_across(side, work);
     let step = side / n as f32;
     // The screen span [a, b) of output cell k along an axis starting at `origin`, clamped.
     let spans = |origin: f32, limit: i64| -> Vec<(usize, usize)> {
@@ -52,10 +56,26 @@ pub(super) fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Cr
             })
             .collect()
     };
-    let xs = spans(c.0 - side / 2.0, iw);
-    let ys = spans(c.1 - side / 2.0, ih);
+    Cells {
+        n,
+        xs: spans(c.0 - side / 2.0, i64::from(img.width())),
+        ys: spans(c.1 - side / 2.0, i64::from(img.height())),
+    }
+}
+
+/// How many cells a side a crop of side `side` has, at most `work`.
+pub(super) fn cells_across(side: f32, work: usize) -> usize {
+    (side.round() as usize).clamp(MIN_CROP, work)
+}
+
+/// Box-averages the square of side `side` centred on `c` into at most `WORK` pixels a side.
+/// Each output pixel is the mean of the screen pixels whose box it covers (at least one), so
+/// each screen pixel is read once: per output row, each screen row's pixels are summed into
+/// their output column.
+pub(super) fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Crop {
+    let Cells { n, xs, ys } = cells(img, c, side, work);
     let raw = img.as_raw();
-    let stride = iw as usize * 4;
+    let stride = img.width() as usize * 4;
     let mut luma = vec![0.0; n * n];
     let mut rgb = vec![[0.0; 3]; n * n];
     // The screen columns the crop covers: each output row's screen rows are first added
@@ -85,6 +105,61 @@ pub(super) fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Cr
         }
     }
     Crop { n, luma, rgb }
+}
+
+/// Whether the crop `crop(img, c, side, work)` may have `need` cells whose channels spread
+/// by more than `spread` (`colour`'s chroma), told from the screen's pixels without the crop.
+/// A cell's mean spreads by no more than the most any of its pixels does (the spread, a
+/// maximum less a minimum, is convex), so such a cell has a pixel spreading by more than
+/// `spread` less the mean's rounding: for whole channels, by at least `spread` rounded down.
+/// Each such pixel makes at most as many such cells as cover it (one, unless the cells are
+/// smaller than a pixel).
+pub(super) fn may_spread(
+    img: &RgbaImage,
+    (c, side, work): ((f32, f32), f32, usize),
+    spread: f32,
+    need: usize,
+) -> bool {
+    let Cells { n, xs, ys } = cells(img, c, side, work);
+    let per_pixel = most_cover(&xs) * most_cover(&ys);
+    let least = spread.floor().clamp(0.0, 255.0) as u8;
+    let raw = img.as_raw();
+    let stride = img.width() as usize * 4;
+    let (left, right) = (xs[0].0, xs[n - 1].1.max(xs[0].0));
+    let mut found = 0;
+    for y in ys[0].0..ys[n - 1].1.max(ys[0].0) {
+        let row = &raw[y * stride + left * 4..y * stride + right * 4];
+        found += row
+            .chunks_exact(4)
+            .filter(|p| p[0].max(p[1]).max(p[2]) - p[0].min(p[1]).min(p[2]) >= least)
+            .count()
+            * per_pixel;
+        if found >= need {
+            return true;
+        }
+    }
+    false
+}
+
+/// The most spans any one pixel lies in.
+fn most_cover(spans: &[(usize, usize)]) -> usize {
+    let Some(end) = spans.iter().map(|s| s.1).max() else {
+        return 0;
+    };
+    let mut starts = vec![0i64; end + 1];
+    for &(a, b) in spans.iter().filter(|s| s.0 < s.1) {
+        starts[a] += 1;
+        starts[b] -= 1;
+    }
+    let mut open = 0;
+    starts
+        .iter()
+        .map(|d| {
+            open += d;
+            open
+        })
+        .max()
+        .unwrap_or(0) as usize
 }
 
 /// The most common lightness (histogram mode, smoothed over 2 x `FACE_SMOOTH` + 1 levels).
@@ -365,6 +440,59 @@ pub(super) fn flatten_from(crop: &mut Crop, face: f32, dark: f32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `may_spread` says no only where the crop has fewer cells spreading by more than the
+    /// spread than asked: on random screens of greys with a few vivid pixels, and screens
+    /// whose every pixel spreads by exactly the spread (the rounding's edge), cropped at many
+    /// sides (cells smaller than a pixel among them) and off the screen's edge. And it does
+    /// say no on many.
+    #[test]
+    fn may_spread_says_no_only_where_the_crop_has_too_few_vivid_cells() {
+        let mut rng = scramblebot_core::sample::Rng::new(41);
+        let spread = 50.0;
+        let mut said_no = 0;
+        for round in 0..300 {
+            let mut img = RgbaImage::new(60, 50);
+            let vivid = rng.below(40);
+            // A quarter of the screens spread by exactly the spread everywhere: a mean of
+            // such pixels is rounded above it at times (151/3 - 1/3 is 50.000004 in f32).
+            let edge = round % 4 == 3;
+            for p in img.pixels_mut() {
+                let grey = rng.below(if edge { 200 } else { 256 }) as u8;
+                p.0 = [grey, grey + if edge { 50 } else { 0 }, grey, 255];
+            }
+            for _ in 0..vivid {
+                let (x, y) = (rng.below(60) as u32, rng.below(50) as u32);
+                let base = rng.below(200) as u8;
+                let lift = if rng.below(2) == 0 {
+                    50
+                } else {
+                    51 + rng.below(5) as u8
+                };
+                img.put_pixel(
+                    x,
+                    y,
+                    image::Rgba([base, base.saturating_add(lift), base, 255]),
+                );
+            }
+            let c = (rng.below(70) as f32 - 5.0, rng.below(60) as f32 - 5.0);
+            let side = 4.0 + rng.below(700) as f32 / 10.0;
+            let work = [8, 20, 160][round % 3];
+            let need = 1 + rng.below(4);
+            let cells = crop(&img, c, side, work)
+                .rgb
+                .iter()
+                .filter(|p| p[0].max(p[1]).max(p[2]) - p[0].min(p[1]).min(p[2]) > spread)
+                .count();
+            let may = may_spread(&img, (c, side, work), spread, need);
+            assert!(
+                may || cells < need,
+                "round {round}: {cells} vivid cells of {need} asked, at {c:?} side {side}"
+            );
+            said_no += usize::from(!may);
+        }
+        assert!(said_no > 60, "said no on {said_no} of 300");
+    }
 
     /// `flatten_from` with the crop's own face and ink.
     fn flatten(crop: &mut Crop) -> bool {
