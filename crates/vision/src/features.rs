@@ -439,6 +439,35 @@ impl Features {
         ASPECT_WEIGHT * da * da + HOLE_WEIGHT * self.hole_gap(other)
     }
 
+    /// `distance` to each of `others`, each the same to the bit: for a glyph nothing hides,
+    /// the sums are taken for all of them in one pass, each in its own order. One sum is a
+    /// chain of additions, each waiting on the last; several side by side do not wait on
+    /// each other. `None` for a partly hidden glyph (see `distance`).
+    pub fn distances<const N: usize>(&self, others: [&Features; N]) -> Option<[f32; N]> {
+        if self.hidden.is_some() {
+            return None;
+        }
+        // Iterator::sum's own start for floats.
+        let (mut correlation, mut dp) = ([-0.0f32; N], [-0.0f32; N]);
+        for (i, &a) in self.cells.iter().enumerate() {
+            for (c, o) in correlation.iter_mut().zip(others) {
+                *c += a * o.cells[i];
+            }
+        }
+        for (i, &a) in self.profiles.iter().enumerate() {
+            for (d, o) in dp.iter_mut().zip(others) {
+                *d += (a - o.profiles[i]).abs();
+            }
+        }
+        Some(std::array::from_fn(|k| {
+            let da = self.log_aspect - others[k].log_aspect;
+            1.0 - correlation[k]
+                + ASPECT_WEIGHT * da * da
+                + PROFILE_WEIGHT * (dp[k] / (4 * FINE) as f32)
+                + HOLE_WEIGHT * self.hole_gap(others[k])
+        }))
+    }
+
     /// How unlike two glyphs are: 0 for the same shape, about 1 for unrelated ones. What is
     /// hidden of `self` (not of `other`) is judged only as far as it can be seen: its cells
     /// weigh by the share in sight, its unknown profiles and its counters' range are left out.
