@@ -73,7 +73,22 @@ pub(super) fn cells_across(side: f32, work: usize) -> usize {
 /// each screen pixel is read once: per output row, each screen row's pixels are summed into
 /// their output column.
 pub(super) fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Crop {
-    let Cells { n, xs, ys } = cells(img, c, side, work);
+    let cells = cells(img, c, side, work);
+    // A cell's rows are added in 16 bits while they fit (at most 257 rows a cell: any crop
+    // but a vast one), twice as many at a time as in 32.
+    let rows = cells.ys.iter().map(|&(a, b)| b - a).max().unwrap_or(0);
+    if rows * 255 <= usize::from(u16::MAX) {
+        crop_in::<u16>(img, cells)
+    } else {
+        crop_in::<u32>(img, cells)
+    }
+}
+
+/// `crop` of `cells`, a cell's rows added in `T`.
+fn crop_in<T>(img: &RgbaImage, Cells { n, xs, ys }: Cells) -> Crop
+where
+    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign,
+{
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
     let mut luma = vec![0.0; n * n];
@@ -81,19 +96,21 @@ pub(super) fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Cr
     // The screen columns the crop covers: each output row's screen rows are first added
     // column by column, byte by byte (which vectorises), then each cell's columns.
     let (left, right) = (xs[0].0, xs[n - 1].1.max(xs[0].0));
-    let mut columns = vec![0u32; (right - left) * 4];
+    let mut columns = vec![T::default(); (right - left) * 4];
     for (j, &(ya, yb)) in ys.iter().enumerate() {
-        columns.fill(0);
+        columns.fill(T::default());
         for y in ya..yb {
             let row = &raw[y * stride + left * 4..y * stride + right * 4];
             for (c, &v) in columns.iter_mut().zip(row) {
-                *c += u32::from(v);
+                *c += T::from(v);
             }
         }
         for (i, &(xa, xb)) in xs.iter().enumerate() {
             let sum = columns[(xa - left) * 4..(xb - left) * 4]
                 .chunks_exact(4)
-                .fold([0u32; 3], |[r, g, b], p| [r + p[0], g + p[1], b + p[2]]);
+                .fold([0u32; 3], |[r, g, b], p| {
+                    [r + p[0].into(), g + p[1].into(), b + p[2].into()]
+                });
             let k = ((xb - xa) * (yb - ya)) as f32;
             let px = if k == 0.0 {
                 [0.0; 3]
@@ -440,6 +457,41 @@ pub(super) fn flatten_from(crop: &mut Crop, face: f32, dark: f32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A crop whose rows are added in 16 bits is the crop added in 32, to the bit: random
+    /// screens of bright pixels (the largest sums), cropped at sides up to 3,000 pixels
+    /// (cells of over 257 rows take 32 bits) and off the screen's edges.
+    #[test]
+    fn a_crop_added_in_16_bits_is_the_crop_added_in_32() {
+        let mut rng = scramblebot_core::sample::Rng::new(43);
+        let mut img = RgbaImage::new(400, 380);
+        for v in img.as_mut() {
+            *v = 255 - rng.below(8) as u8;
+        }
+        let bits = |c: &Crop| {
+            let rgb: Vec<u32> = c.rgb.iter().flatten().map(|v| v.to_bits()).collect();
+            let luma: Vec<u32> = c.luma.iter().map(|v| v.to_bits()).collect();
+            (c.n, rgb, luma)
+        };
+        let mut wide = 0;
+        for round in 0..60 {
+            let c = (rng.below(440) as f32 - 20.0, rng.below(420) as f32 - 20.0);
+            let side = 4.0 + rng.below(30_000) as f32 / 10.0;
+            let work = [8, 20, 112][round % 3];
+            let wide_rows = cells(&img, c, side, work)
+                .ys
+                .iter()
+                .any(|&(a, b)| b - a > 257);
+            wide += usize::from(wide_rows);
+            let alone = crop_in::<u32>(&img, cells(&img, c, side, work));
+            assert_eq!(
+                bits(&crop(&img, c, side, work)),
+                bits(&alone),
+                "{c:?} {side}"
+            );
+        }
+        assert!(wide > 0, "no crop took the 32-bit path");
+    }
 
     /// `may_spread` says no only where the crop has fewer cells spreading by more than the
     /// spread than asked: on random screens of greys with a few vivid pixels, and screens
