@@ -95,28 +95,65 @@ fn runs(s: &Shrunk, rgb: &[[u8; 3]], grid: &Grid) -> Option<((f32, f32), (f32, f
         if reach < 2 || across < 1 {
             return None;
         }
-        let profile: Vec<f32> = (-reach..=reach)
-            .map(|d| {
-                let (mut sum, mut n) = (0.0, 0u32);
-                for &(cx, cy) in &centres {
-                    for u in -across..=across {
-                        let (x, y) = if axis == 0 {
-                            (cx + d as f32, cy + u as f32)
-                        } else {
-                            (cx + u as f32, cy + d as f32)
-                        };
-                        if let Some(px) = at(x, y) {
-                            sum += distance(px, street);
-                            n += 1;
-                        }
-                    }
-                }
-                sum / n.max(1) as f32
-            })
-            .collect();
+        let profile = profile(&centres, street, axis, (reach, across), at);
         tile_run(&profile).map(|(a, b)| (a - reach as f32, b - reach as f32))
     };
     Some((run(0)?, run(1)?))
+}
+
+/// The mean colour distance from `street` of the tiles' pixels (`at`: a pixel's colour, `None`
+/// off the screen) at each offset from -reach to reach from the `centres` along `axis`, over
+/// `across` pixels each way across it.
+fn profile(
+    centres: &[(f32, f32); 16],
+    street: [f32; 3],
+    axis: usize,
+    (reach, across): (i32, i32),
+    at: impl Fn(f32, f32) -> Option<[f32; 3]>,
+) -> Vec<f32> {
+    let offsets: Vec<i32> = (-reach..=reach).collect();
+    mean_distances(&offsets, |d, (sums, counts)| {
+        for &(cx, cy) in centres {
+            for u in -across..=across {
+                for ((&d, sum), n) in d.iter().zip(sums.iter_mut()).zip(counts.iter_mut()) {
+                    let (x, y) = if axis == 0 {
+                        (cx + d as f32, cy + u as f32)
+                    } else {
+                        (cx + u as f32, cy + d as f32)
+                    };
+                    if let Some(px) = at(x, y) {
+                        *sum += distance(px, street);
+                        *n += 1;
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Offsets taken at once by `mean_distances`.
+const AT_ONCE: usize = 4;
+
+/// For each offset, the mean of what `add` sums for it: `add` is handed up to `AT_ONCE`
+/// offsets with a sum and a count each, and adds to each in the order it would alone. Each
+/// offset's sum is a chain of additions, each waiting on the last; several side by side do
+/// not wait on each other, and each comes out as alone.
+fn mean_distances(
+    offsets: &[i32],
+    mut add: impl FnMut(&[i32], (&mut [f32], &mut [u32])),
+) -> Vec<f32> {
+    let mut means = Vec::with_capacity(offsets.len());
+    for some in offsets.chunks(AT_ONCE) {
+        let (mut sums, mut counts) = ([0.0f32; AT_ONCE], [0u32; AT_ONCE]);
+        add(some, (&mut sums[..some.len()], &mut counts[..some.len()]));
+        means.extend(
+            sums.iter()
+                .zip(counts)
+                .take(some.len())
+                .map(|(&sum, n)| sum / n.max(1) as f32),
+        );
+    }
+    means
 }
 
 /// The streets' colour: the mean of the largest cluster of the colours at the midpoints
@@ -183,6 +220,53 @@ pub(super) mod tests {
     use super::super::{find_either, search_either, shrink};
     use super::*;
     use image::{Rgba, RgbaImage};
+
+    /// The profile taken four offsets at a time is the one taken an offset at a time, to the
+    /// bit: random colours on a small screen, its edges within reach (pixels off it left out).
+    #[test]
+    fn a_profile_taken_four_offsets_at_once_is_taken_as_alone() {
+        let mut rng = scramblebot_core::sample::Rng::new(47);
+        let (w, h) = (90usize, 70usize);
+        let colours: Vec<[f32; 3]> = (0..w * h)
+            .map(|_| [0, 1, 2].map(|_| rng.below(256) as f32))
+            .collect();
+        let at = |x: f32, y: f32| -> Option<[f32; 3]> {
+            let (x, y) = (x.round(), y.round());
+            (x >= 0.0 && y >= 0.0 && (x as usize) < w && (y as usize) < h)
+                .then(|| colours[y as usize * w + x as usize])
+        };
+        let centres: [(f32, f32); 16] =
+            std::array::from_fn(|i| (8.3 + 22.0 * (i % 4) as f32, 5.6 + 19.0 * (i / 4) as f32));
+        let street = [40.5, 200.25, 99.0];
+        for axis in [0, 1] {
+            for (reach, across) in [(2, 1), (11, 4), (17, 6)] {
+                let alone: Vec<u32> = (-reach..=reach)
+                    .map(|d| {
+                        let (mut sum, mut n) = (0.0f32, 0u32);
+                        for &(cx, cy) in &centres {
+                            for u in -across..=across {
+                                let (x, y) = if axis == 0 {
+                                    (cx + d as f32, cy + u as f32)
+                                } else {
+                                    (cx + u as f32, cy + d as f32)
+                                };
+                                if let Some(px) = at(x, y) {
+                                    sum += distance(px, street);
+                                    n += 1;
+                                }
+                            }
+                        }
+                        (sum / n.max(1) as f32).to_bits()
+                    })
+                    .collect();
+                let at_once: Vec<u32> = profile(&centres, street, axis, (reach, across), at)
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect();
+                assert_eq!(at_once, alone, "axis {axis}, reach {reach}");
+            }
+        }
+    }
 
     /// A 720x1280 screen of `panel` with a 4x4 lattice of tiles (side 130, pitch 150) shaded
     /// from `top` down to `bottom` (evenly at `power` 1; at 2 quickly, then slowly, lingering
