@@ -439,63 +439,53 @@ impl Features {
         ASPECT_WEIGHT * da * da + HOLE_WEIGHT * self.hole_gap(other)
     }
 
-    /// `distance` to each of `others`, each the same to the bit: for a glyph nothing hides,
-    /// the sums are taken for all of them in one pass, each in its own order. One sum is a
-    /// chain of additions, each waiting on the last; several side by side do not wait on
-    /// each other. `None` for a partly hidden glyph (see `distance`).
-    pub fn distances<const N: usize>(&self, others: [&Features; N]) -> Option<[f32; N]> {
-        if self.hidden.is_some() {
-            return None;
-        }
-        // Iterator::sum's own start for floats.
-        let (mut correlation, mut dp) = ([-0.0f32; N], [-0.0f32; N]);
-        for (i, &a) in self.cells.iter().enumerate() {
-            for (c, o) in correlation.iter_mut().zip(others) {
-                *c += a * o.cells[i];
-            }
-        }
-        for (i, &a) in self.profiles.iter().enumerate() {
-            for (d, o) in dp.iter_mut().zip(others) {
-                *d += (a - o.profiles[i]).abs();
-            }
-        }
-        Some(std::array::from_fn(|k| {
-            let da = self.log_aspect - others[k].log_aspect;
-            1.0 - correlation[k]
-                + ASPECT_WEIGHT * da * da
-                + PROFILE_WEIGHT * (dp[k] / (4 * FINE) as f32)
-                + HOLE_WEIGHT * self.hole_gap(others[k])
-        }))
-    }
-
     /// How unlike two glyphs are: 0 for the same shape, about 1 for unrelated ones. What is
     /// hidden of `self` (not of `other`) is judged only as far as it can be seen: its cells
     /// weigh by the share in sight, its unknown profiles and its counters' range are left out.
     pub fn distance(&self, other: &Features) -> f32 {
-        let da = self.log_aspect - other.log_aspect;
-        let pairs = self.profiles.iter().zip(&other.profiles);
-        let (correlation, dp) = match &self.hidden {
-            None => (
-                self.cells
-                    .iter()
-                    .zip(&other.cells)
-                    .map(|(a, b)| a * b)
-                    .sum(),
-                pairs.map(|(a, b)| (a - b).abs()).sum::<f32>() / (4 * FINE) as f32,
-            ),
-            Some(h) => {
-                let (sum, count) = pairs
-                    .zip(&h.known)
-                    .filter(|p| *p.1)
-                    .fold((0.0, 0usize), |(s, k), ((a, b), _)| {
-                        (s + (a - b).abs(), k + 1)
-                    });
-                (
-                    weighted_correlation(&self.cells, &other.cells, &h.weights),
-                    sum / count.max(1) as f32,
-                )
+        self.distances([other])[0]
+    }
+
+    /// `distance` to each of `others`. For a glyph nothing hides, the sums are taken for all
+    /// of them in one pass, each in its own order, so each is what it is alone: one sum is a
+    /// chain of additions, each waiting on the last, and several side by side do not wait
+    /// on each other.
+    pub fn distances<const N: usize>(&self, others: [&Features; N]) -> [f32; N] {
+        let Some(h) = &self.hidden else {
+            // Iterator::sum's own start for floats.
+            let (mut correlation, mut dp) = ([-0.0f32; N], [-0.0f32; N]);
+            for (i, &a) in self.cells.iter().enumerate() {
+                for (c, o) in correlation.iter_mut().zip(others) {
+                    *c += a * o.cells[i];
+                }
             }
+            for (i, &a) in self.profiles.iter().enumerate() {
+                for (d, o) in dp.iter_mut().zip(others) {
+                    *d += (a - o.profiles[i]).abs();
+                }
+            }
+            return std::array::from_fn(|k| {
+                self.combined(others[k], correlation[k], dp[k] / (4 * FINE) as f32)
+            });
         };
+        others.map(|other| {
+            let (sum, count) = self
+                .profiles
+                .iter()
+                .zip(&other.profiles)
+                .zip(&h.known)
+                .filter(|p| *p.1)
+                .fold((0.0, 0usize), |(s, k), ((a, b), _)| {
+                    (s + (a - b).abs(), k + 1)
+                });
+            let correlation = weighted_correlation(&self.cells, &other.cells, &h.weights);
+            self.combined(other, correlation, sum / count.max(1) as f32)
+        })
+    }
+
+    /// The distance from its terms: the cells' correlation and the profiles' mean difference.
+    fn combined(&self, other: &Features, correlation: f32, dp: f32) -> f32 {
+        let da = self.log_aspect - other.log_aspect;
         1.0 - correlation
             + ASPECT_WEIGHT * da * da
             + PROFILE_WEIGHT * dp
@@ -529,6 +519,43 @@ mod tests {
             }
         }
         fine
+    }
+
+    /// The distance of a glyph nothing hides is its terms' sums taken alone, as written
+    /// before they were taken side by side: on random inks, one against four others.
+    #[test]
+    fn a_distance_is_its_sums_taken_alone() {
+        let mut rng = Rng::new(53);
+        let mut random = || {
+            let (w, h) = (8 + rng.below(30), 8 + rng.below(30));
+            let mut ink = Ink::new(w, h);
+            for v in &mut ink.v {
+                *v = if rng.below(3) == 0 {
+                    rng.below(11) as f32 / 10.0
+                } else {
+                    0.0
+                };
+            }
+            Features::of(&ink).expect("ink")
+        };
+        for _ in 0..20 {
+            let f = random();
+            let others = [random(), random(), random(), random()];
+            let four = [&others[0], &others[1], &others[2], &others[3]];
+            let alone = four.map(|o| {
+                let correlation: f32 = f.cells.iter().zip(&o.cells).map(|(a, b)| a * b).sum();
+                let pairs = f.profiles.iter().zip(&o.profiles);
+                let dp = pairs.map(|(a, b)| (a - b).abs()).sum::<f32>() / (4 * FINE) as f32;
+                let da = f.log_aspect - o.log_aspect;
+                (1.0 - correlation
+                    + ASPECT_WEIGHT * da * da
+                    + PROFILE_WEIGHT * dp
+                    + HOLE_WEIGHT * f.hole_gap(o))
+                .to_bits()
+            });
+            assert_eq!(f.distances(four).map(f32::to_bits), alone);
+            assert_eq!(four.map(|o| f.distance(o).to_bits()), alone);
+        }
     }
 
     /// The fine grid, worked row by row, is the one sample by sample to the bit, on boxes

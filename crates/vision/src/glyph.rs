@@ -468,8 +468,9 @@ fn nearest_per_tile(references: &[Reference], glyph: &Features, allowed: &[bool;
         .iter()
         .filter(|r| allowed[r.tile as usize])
         .peekable();
+    let mut batch = Vec::with_capacity(AT_ONCE);
     while next.peek().is_some() {
-        let mut batch = Vec::with_capacity(AT_ONCE);
+        batch.clear();
         for r in next.by_ref() {
             if glyph.lower_bound(&r.features) < second {
                 batch.push(r);
@@ -478,14 +479,16 @@ fn nearest_per_tile(references: &[Reference], glyph: &Features, allowed: &[bool;
                 }
             }
         }
-        let distances: Vec<f32> = match <[&Reference; AT_ONCE]>::try_from(batch.as_slice()) {
-            Ok(four) => glyph
-                .distances(four.map(|r| &r.features))
-                .unwrap_or_else(|| four.map(|r| glyph.distance(&r.features)))
-                .to_vec(),
-            Err(_) => batch.iter().map(|r| glyph.distance(&r.features)).collect(),
-        };
-        for (r, d) in batch.into_iter().zip(distances) {
+        let mut distances = [f32::INFINITY; AT_ONCE];
+        match <[&Reference; AT_ONCE]>::try_from(batch.as_slice()) {
+            Ok(four) => distances = glyph.distances(four.map(|r| &r.features)),
+            Err(_) => {
+                for (d, r) in distances.iter_mut().zip(&batch) {
+                    *d = glyph.distance(&r.features);
+                }
+            }
+        }
+        for (r, &d) in batch.iter().zip(&distances) {
             if glyph.lower_bound(&r.features) >= second || d >= best[r.tile as usize] {
                 continue;
             }
@@ -890,7 +893,7 @@ mod tests {
                 }
                 let four = [0, 7, 100, 333].map(|i| &BUILT_IN[i % BUILT_IN.len()].features);
                 let alone = four.map(|o| f.distance(o).to_bits());
-                assert_eq!(f.distances(four).map(|d| d.map(f32::to_bits)), Some(alone));
+                assert_eq!(f.distances(four).map(f32::to_bits), alone);
             }
         }
     }
