@@ -84,6 +84,11 @@ pub(super) fn crop(img: &RgbaImage, c: (f32, f32), side: f32, work: usize) -> Cr
     }
 }
 
+/// A cell's channel sums below this are whole numbers an f32 holds exactly, however they are
+/// converted: a signed conversion is one instruction (four at a time), an unsigned one a
+/// sequence of them.
+const EXACT_IN_F32: usize = 1 << 24;
+
 /// `crop` of `cells`, a cell's rows added in `T`.
 fn crop_in<T>(img: &RgbaImage, Cells { n, xs, ys }: Cells) -> Crop
 where
@@ -91,13 +96,22 @@ where
 {
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
-    let mut luma = vec![0.0; n * n];
-    let mut rgb = vec![[0.0; 3]; n * n];
+    // Every cell is written once, in order.
+    let mut luma = Vec::with_capacity(n * n);
+    let mut rgb = Vec::with_capacity(n * n);
+    // The largest sum a cell's channel can have: while below `EXACT_IN_F32`, the sums are
+    // converted as signed numbers, to the same floats.
+    let most = |spans: &[(usize, usize)]| spans.iter().map(|&(a, b)| b - a).max().unwrap_or(0);
+    let signed = most(&xs) * most(&ys) * 255 < EXACT_IN_F32;
     // The screen columns the crop covers: each output row's screen rows are first added
-    // column by column, byte by byte (which vectorises), then each cell's columns.
+    // column by column, byte by byte (which vectorises), then run along the row, four
+    // channels at a time (the fourth, alpha, unused): a cell's sums are the run at its right
+    // edge less the run at its left, whatever its width. The runs wrap past 2^32 as the
+    // cell's own sums would.
     let (left, right) = (xs[0].0, xs[n - 1].1.max(xs[0].0));
     let mut columns = vec![T::default(); (right - left) * 4];
-    for (j, &(ya, yb)) in ys.iter().enumerate() {
+    let mut runs = vec![[0u32; 4]; right - left + 1];
+    for &(ya, yb) in &ys {
         columns.fill(T::default());
         for y in ya..yb {
             let row = &raw[y * stride + left * 4..y * stride + right * 4];
@@ -105,21 +119,37 @@ where
                 *c += T::from(v);
             }
         }
-        for (i, &(xa, xb)) in xs.iter().enumerate() {
-            let sum = columns[(xa - left) * 4..(xb - left) * 4]
-                .chunks_exact(4)
-                .fold([0u32; 3], |[r, g, b], p| {
-                    [r + p[0].into(), g + p[1].into(), b + p[2].into()]
-                });
-            let k = ((xb - xa) * (yb - ya)) as f32;
-            let px = if k == 0.0 {
-                [0.0; 3]
-            } else {
-                sum.map(|s| s as f32 / k)
-            };
-            rgb[j * n + i] = px;
-            luma[j * n + i] = colour::luma(px);
+        let mut run = [0u32; 4];
+        for (r, p) in runs[1..].iter_mut().zip(columns.chunks_exact(4)) {
+            for (s, &v) in run.iter_mut().zip(p) {
+                *s = s.wrapping_add(v.into());
+            }
+            *r = run;
         }
+        let rows = yb - ya;
+        let start = rgb.len();
+        rgb.extend(xs.iter().map(|&(xa, xb)| {
+            let (a, b) = (runs[xa - left], runs[xb - left]);
+            let sum: [u32; 4] = std::array::from_fn(|c| b[c].wrapping_sub(a[c]));
+            if signed {
+                // Fewer pixels than the sums' bound: the count converts exactly either way.
+                let k = ((xb - xa) * rows) as i32 as f32;
+                let q = sum.map(|s| s as i32 as f32 / k);
+                if k == 0.0 {
+                    [0.0; 3]
+                } else {
+                    [q[0], q[1], q[2]]
+                }
+            } else {
+                let k = ((xb - xa) * rows) as f32;
+                if k == 0.0 {
+                    [0.0; 3]
+                } else {
+                    [0, 1, 2].map(|c| sum[c] as f32 / k)
+                }
+            }
+        }));
+        luma.extend(rgb[start..].iter().map(|&px| colour::luma(px)));
     }
     Crop { n, luma, rgb }
 }
@@ -458,11 +488,42 @@ pub(super) fn flatten_from(crop: &mut Crop, face: f32, dark: f32) -> bool {
 mod tests {
     use super::*;
 
-    /// A crop whose rows are added in 16 bits is the crop added in 32, to the bit: random
-    /// screens of bright pixels (the largest sums), cropped at sides up to 3,000 pixels
-    /// (cells of over 257 rows take 32 bits) and off the screen's edges.
+    /// The crop as its doc states it, cell by cell: the mean of each channel over the cell's
+    /// pixels (their sum divided by their count, as f32), and its luma.
+    fn crop_by_cell(img: &RgbaImage, cells: Cells) -> Crop {
+        let mut out = Crop {
+            n: cells.n,
+            luma: Vec::new(),
+            rgb: Vec::new(),
+        };
+        for &(ya, yb) in &cells.ys {
+            for &(xa, xb) in &cells.xs {
+                let mut sum = [0u32; 3];
+                for y in ya..yb {
+                    for x in xa..xb {
+                        let p = img.get_pixel(x as u32, y as u32).0;
+                        (0..3).for_each(|c| sum[c] += u32::from(p[c]));
+                    }
+                }
+                let k = ((xb - xa) * (yb - ya)) as f32;
+                let px = if k == 0.0 {
+                    [0.0; 3]
+                } else {
+                    sum.map(|s| s as f32 / k)
+                };
+                out.rgb.push(px);
+                out.luma.push(colour::luma(px));
+            }
+        }
+        out
+    }
+
+    /// A crop is each cell's mean, to the bit, however its sums are taken: random screens of
+    /// bright pixels (the largest sums), cropped at sides up to 3,000 pixels (cells of over
+    /// 257 rows take 32 bits, cells of over 65,792 pixels sums past `EXACT_IN_F32`) and off
+    /// the screen's edges (cells of no pixel).
     #[test]
-    fn a_crop_added_in_16_bits_is_the_crop_added_in_32() {
+    fn a_crop_is_each_cells_mean() {
         let mut rng = scramblebot_core::sample::Rng::new(43);
         let mut img = RgbaImage::new(400, 380);
         for v in img.as_mut() {
@@ -473,24 +534,25 @@ mod tests {
             let luma: Vec<u32> = c.luma.iter().map(|v| v.to_bits()).collect();
             (c.n, rgb, luma)
         };
-        let mut wide = 0;
-        for round in 0..60 {
+        let (mut wide, mut vast, mut empty) = (0, 0, 0);
+        for round in 0..90 {
             let c = (rng.below(440) as f32 - 20.0, rng.below(420) as f32 - 20.0);
             let side = 4.0 + rng.below(30_000) as f32 / 10.0;
             let work = [8, 20, 112][round % 3];
-            let wide_rows = cells(&img, c, side, work)
-                .ys
-                .iter()
-                .any(|&(a, b)| b - a > 257);
-            wide += usize::from(wide_rows);
-            let alone = crop_in::<u32>(&img, cells(&img, c, side, work));
+            let cells = cells(&img, c, side, work);
+            let most = |s: &[(usize, usize)]| s.iter().map(|&(a, b)| b - a).max().unwrap_or(0);
+            wide += usize::from(most(&cells.ys) > 257);
+            vast += usize::from(most(&cells.xs) * most(&cells.ys) * 255 >= EXACT_IN_F32);
+            let spans = cells.xs.iter().chain(&cells.ys);
+            empty += usize::from(spans.clone().any(|&(a, b)| a == b));
+            let want = crop_by_cell(&img, cells);
             assert_eq!(
                 bits(&crop(&img, c, side, work)),
-                bits(&alone),
+                bits(&want),
                 "{c:?} {side}"
             );
         }
-        assert!(wide > 0, "no crop took the 32-bit path");
+        assert!(wide > 0 && vast > 0 && empty > 0, "{wide} {vast} {empty}");
     }
 
     /// `may_spread` says no only where the crop has fewer cells spreading by more than the
