@@ -209,16 +209,22 @@ fn most_cover(spans: &[(usize, usize)]) -> usize {
         .unwrap_or(0) as usize
 }
 
+/// The whole level nearest `l` (halves up), 0 to 255: `l.round().clamp(0.0, 255.0)`, NaN to
+/// 0 as a cast takes it. Clamped first and rounded by parts, which vectorises: `round`
+/// rounds halves away from zero, which no vector instruction does, and took a sequence of
+/// them per value.
+pub(super) fn level(l: f32) -> u8 {
+    let c = l.clamp(0.0, 255.0);
+    let whole = c.trunc();
+    (whole as i32 + i32::from(c - whole >= 0.5)) as u8
+}
+
 /// The most common lightness (histogram mode, smoothed over 2 x `FACE_SMOOTH` + 1 levels).
 pub(super) fn face_luma(crop: &Crop) -> f32 {
     // Counted into four histograms in turn, then added: a face's cells fall in a few bins,
     // and each count waited on the one before it in the same bin.
     // The bins are worked out first, all alike (which vectorises).
-    let bins: Vec<u8> = crop
-        .luma
-        .iter()
-        .map(|l| l.round().clamp(0.0, 255.0) as i32 as u8)
-        .collect();
+    let bins: Vec<u8> = crop.luma.iter().map(|&l| level(l)).collect();
     let mut hists = [[0u32; 256]; 4];
     let mut fours = bins.chunks_exact(4);
     for four in &mut fours {
@@ -553,6 +559,28 @@ mod tests {
             );
         }
         assert!(wide > 0 && vast > 0 && empty > 0, "{wide} {vast} {empty}");
+    }
+
+    /// `level` is `round`, clamped, for every kind of float: a stride through every bit
+    /// pattern (NaNs, infinities, subnormals, both signs), and every float within 64 steps
+    /// of each half level from -1 to 256.
+    #[test]
+    fn a_level_is_the_value_rounded_and_clamped() {
+        let want = |l: f32| l.round().clamp(0.0, 255.0) as i32 as u8;
+        let mut checked = 0;
+        for bits in (0..=u32::MAX).step_by(997) {
+            let l = f32::from_bits(bits);
+            assert_eq!(level(l), want(l), "{l:e} ({bits:#x})");
+            checked += 1;
+        }
+        for half in -2..=512 {
+            let at = half as f32 / 2.0;
+            for d in -64i32..=64 {
+                let l = f32::from_bits(at.to_bits().wrapping_add_signed(d));
+                assert_eq!(level(l), want(l), "{l:e}");
+            }
+        }
+        assert!(checked > 4_000_000);
     }
 
     /// `may_spread` says no only where the crop has fewer cells spreading by more than the

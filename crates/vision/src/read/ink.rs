@@ -4,7 +4,8 @@
 use image::RgbaImage;
 
 use super::crop::{
-    Crop, INK, WORK, crop, darkest_in_middle, face_luma, flatten_from, mean_colour_near, ring_luma,
+    Crop, INK, WORK, crop, darkest_in_middle, face_luma, flatten_from, level, mean_colour_near,
+    ring_luma,
 };
 use super::veil::{Veil, reaches_edge, unmix, unveil, veiled_ink_darkness, veiled_strokes};
 use crate::glyph::Ink;
@@ -337,7 +338,7 @@ fn local_faces(crop: &Crop, face: f32, contrast: f32) -> Vec<f32> {
         .map(|y| {
             let mut h = [0u16; 256];
             for &l in crop.luma[y * n..(y + 1) * n].iter().filter(|&&l| l > cut) {
-                h[l.round().clamp(0.0, 255.0) as usize] += 1;
+                h[usize::from(level(l))] += 1;
             }
             h
         })
