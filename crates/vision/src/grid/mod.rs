@@ -114,24 +114,35 @@ fn shrunk_size(img: &RgbaImage) -> (usize, usize, usize) {
 /// Sums each f x f block of `img`'s channels into one output pixel (red, green, blue and
 /// alpha, as the screen lays them out), and hands each row of `w` sums to `row` with its
 /// index, for `h` rows. The f lines of a block row are first added byte by byte (which
-/// vectorises), then each block's f pixels four channels at a time, all in `T`, which must
-/// hold f x f times 255.
+/// vectorises), the first set rather than added to zeros and the rest two at a time (one
+/// pass over the sums per two lines), then each block's f pixels four channels at a time,
+/// all in `T`, which must hold f x f times 255.
 fn block_sums<T>(
     img: &RgbaImage,
     (f, w, h): (usize, usize, usize),
     mut row: impl FnMut(usize, &[[T; 4]]),
 ) where
-    T: Copy + Default + From<u8> + std::ops::AddAssign,
+    T: Copy + Default + From<u8> + std::ops::AddAssign + std::ops::Add<Output = T>,
 {
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
     let mut columns = vec![[T::default(); 4]; w * f];
     let mut sums = vec![[T::default(); 4]; w];
     for y in 0..h {
-        columns.fill([T::default(); 4]);
-        for dy in 0..f {
-            let line = &raw[(y * f + dy) * stride..][..w * f * 4];
-            for (c, &v) in columns.as_flattened_mut().iter_mut().zip(line) {
+        let line = |dy: usize| &raw[(y * f + dy) * stride..][..w * f * 4];
+        let flat = columns.as_flattened_mut();
+        for (c, &v) in flat.iter_mut().zip(line(0)) {
+            *c = T::from(v);
+        }
+        let mut dy = 1;
+        while dy + 1 < f {
+            for ((c, &a), &b) in flat.iter_mut().zip(line(dy)).zip(line(dy + 1)) {
+                *c += T::from(a) + T::from(b);
+            }
+            dy += 2;
+        }
+        if dy < f {
+            for (c, &v) in flat.iter_mut().zip(line(dy)) {
                 *c += T::from(v);
             }
         }
@@ -187,7 +198,7 @@ fn shrink(img: &RgbaImage, colours: bool) -> (Shrunk, Vec<[u8; 3]>) {
 /// `shrink`, a block's sums taken in `T`.
 fn shrink_in<T>(img: &RgbaImage, colours: bool) -> (Shrunk, Vec<[u8; 3]>)
 where
-    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign,
+    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign + std::ops::Add<Output = T>,
 {
     let size @ (f, w, h) = shrunk_size(img);
     let mut luma = vec![0u8; w * h];
