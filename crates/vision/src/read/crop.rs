@@ -210,13 +210,16 @@ fn most_cover(spans: &[(usize, usize)]) -> usize {
 }
 
 /// The whole level nearest `l` (halves up), 0 to 255: `l.round().clamp(0.0, 255.0)`, NaN to
-/// 0 as a cast takes it. Clamped first and rounded by parts, which vectorises: `round`
-/// rounds halves away from zero, which no vector instruction does, and took a sequence of
-/// them per value.
+/// 0 as a cast takes it. Clamped first (`max` takes a NaN to 0) and rounded by parts, which
+/// vectorises: `round` rounds halves away from zero, which no vector instruction does, and a
+/// cast to an integer saturates; each took a sequence of instructions per value. The whole
+/// part is the low byte of its float with 2^23 added, whose last bit then counts ones.
 pub(super) fn level(l: f32) -> u8 {
-    let c = l.clamp(0.0, 255.0);
+    // Not `clamp`, which keeps a NaN (and its payload, which the low byte would then show).
+    #[allow(clippy::manual_clamp)]
+    let c = l.max(0.0).min(255.0);
     let whole = c.trunc();
-    (whole as i32 + i32::from(c - whole >= 0.5)) as u8
+    (whole + 8_388_608.0).to_bits() as u8 + u8::from(c - whole >= 0.5)
 }
 
 /// The most common lightness (histogram mode, smoothed over 2 x `FACE_SMOOTH` + 1 levels).
