@@ -83,11 +83,8 @@ fn runs(s: &Shrunk, rgb: &[[u8; 3]], grid: &Grid) -> Option<((f32, f32), (f32, f
     let centres = grid.centres.map(|(x, y)| (x / k, y / k));
     let pitch = (grid.pitch.0 / k, grid.pitch.1 / k);
     let tile = grid.tile / k;
-    let at = |x: f32, y: f32| -> Option<[f32; 3]> {
-        let (x, y) = (x.round(), y.round());
-        (x >= 0.0 && y >= 0.0 && (x as usize) < s.w && (y as usize) < s.h)
-            .then(|| rgb[y as usize * s.w + x as usize].map(f32::from))
-    };
+    let colour = |x: usize, y: usize| rgb[y * s.w + x].map(f32::from);
+    let at = |x: f32, y: f32| Some(colour(place(x, s.w)?, place(y, s.h)?));
     let street = street_colour(&centres, pitch, at)?;
     let run = |axis: usize| -> Option<(f32, f32)> {
         let p = if axis == 0 { pitch.0 } else { pitch.1 };
@@ -95,40 +92,55 @@ fn runs(s: &Shrunk, rgb: &[[u8; 3]], grid: &Grid) -> Option<((f32, f32), (f32, f
         if reach < 2 || across < 1 {
             return None;
         }
-        let profile = profile(&centres, street, axis, (reach, across), at);
+        let profile = profile(&centres, street, axis, (reach, across), (s.w, s.h), colour);
         tile_run(&profile).map(|(a, b)| (a - reach as f32, b - reach as f32))
     };
     Some((run(0)?, run(1)?))
 }
 
-/// The mean colour distance from `street` of the tiles' pixels (`at`: a pixel's colour, `None`
-/// off the screen) at each offset from -reach to reach from the `centres` along `axis`, over
-/// `across` pixels each way across it.
+/// The mean colour distance from `street` of the tiles' pixels at each offset from -reach to
+/// reach from the `centres` along `axis`, over `across` pixels each way across it, on a
+/// screen `size` pixels (w, h) of `colour`s (by column and row); pixels off it left out. A
+/// point is the pixel it rounds to. Where a pixel lies along the axis is the same for every
+/// pixel across it, and the other way round: each is found once.
 fn profile(
     centres: &[(f32, f32); 16],
     street: [f32; 3],
     axis: usize,
     (reach, across): (i32, i32),
-    at: impl Fn(f32, f32) -> Option<[f32; 3]>,
+    (w, h): (usize, usize),
+    colour: impl Fn(usize, usize) -> [f32; 3],
 ) -> Vec<f32> {
     let offsets: Vec<i32> = (-reach..=reach).collect();
     mean_distances(&offsets, |d, (sums, counts)| {
         for &(cx, cy) in centres {
+            let ((along, long), (other, wide)) = if axis == 0 {
+                ((cx, w), (cy, h))
+            } else {
+                ((cy, h), (cx, w))
+            };
+            let at_d: [Option<usize>; AT_ONCE] =
+                std::array::from_fn(|i| d.get(i).and_then(|&d| place(along + d as f32, long)));
             for u in -across..=across {
-                for ((&d, sum), n) in d.iter().zip(sums.iter_mut()).zip(counts.iter_mut()) {
-                    let (x, y) = if axis == 0 {
-                        (cx + d as f32, cy + u as f32)
-                    } else {
-                        (cx + u as f32, cy + d as f32)
-                    };
-                    if let Some(px) = at(x, y) {
-                        *sum += distance(px, street);
+                let Some(v) = place(other + u as f32, wide) else {
+                    continue;
+                };
+                for ((&a, sum), n) in at_d.iter().zip(sums.iter_mut()).zip(counts.iter_mut()) {
+                    if let Some(a) = a {
+                        let (x, y) = if axis == 0 { (a, v) } else { (v, a) };
+                        *sum += distance(colour(x, y), street);
                         *n += 1;
                     }
                 }
             }
         }
     })
+}
+
+/// The pixel `v` rounds to along an axis `limit` pixels long, if on it.
+fn place(v: f32, limit: usize) -> Option<usize> {
+    let v = v.round();
+    (v >= 0.0 && (v as usize) < limit).then_some(v as usize)
 }
 
 /// Offsets taken at once by `mean_distances`.
@@ -222,7 +234,8 @@ pub(super) mod tests {
     use image::{Rgba, RgbaImage};
 
     /// The profile taken four offsets at a time is the one taken an offset at a time, to the
-    /// bit: random colours on a small screen, its edges within reach (pixels off it left out).
+    /// bit: random colours on a small screen, its edges within reach along the axis and across
+    /// it (pixels off it left out).
     #[test]
     fn a_profile_taken_four_offsets_at_once_is_taken_as_alone() {
         let mut rng = scramblebot_core::sample::Rng::new(47);
@@ -239,7 +252,7 @@ pub(super) mod tests {
             std::array::from_fn(|i| (8.3 + 22.0 * (i % 4) as f32, 5.6 + 19.0 * (i / 4) as f32));
         let street = [40.5, 200.25, 99.0];
         for axis in [0, 1] {
-            for (reach, across) in [(2, 1), (11, 4), (17, 6)] {
+            for (reach, across) in [(2, 1), (11, 4), (17, 6), (13, 9)] {
                 let alone: Vec<u32> = (-reach..=reach)
                     .map(|d| {
                         let (mut sum, mut n) = (0.0f32, 0u32);
@@ -259,10 +272,12 @@ pub(super) mod tests {
                         (sum / n.max(1) as f32).to_bits()
                     })
                     .collect();
-                let at_once: Vec<u32> = profile(&centres, street, axis, (reach, across), at)
-                    .iter()
-                    .map(|v| v.to_bits())
-                    .collect();
+                let colour = |x: usize, y: usize| colours[y * w + x];
+                let at_once: Vec<u32> =
+                    profile(&centres, street, axis, (reach, across), (w, h), colour)
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .collect();
                 assert_eq!(at_once, alone, "axis {axis}, reach {reach}");
             }
         }
