@@ -285,18 +285,36 @@ pub fn read_on(
     // Dark tiles with light letters: read on the negative, where they are light tiles with
     // dark letters as the reader knows them. Before, such a board was "no 4x4 grid" (a third
     // of the second generator's boards).
+    let rows = rows_read(&grid, img.height());
     let img = as_read(img, &grid);
-    read_found(&img, grid, classifier, threads)
+    let read = read_found(&img, grid, classifier, threads);
+    // The negative's screen, kept for the next board of dark tiles read on this thread.
+    if let std::borrow::Cow::Owned(negative) = img {
+        let turned = bytes_of(&negative, rows);
+        SPARE.set(Some((negative.into_raw(), turned)));
+    }
+    read
+}
+
+thread_local! {
+    /// The screen of the last negative `read_on` made on this thread, and the bytes of it
+    /// that were turned over (the rest are zero), for the next: a 1080x2400 screen is 10 MB,
+    /// which the allocator handed back to be cleared for each board of dark tiles read (about
+    /// 5% of reading one, session 49). Held as long as the thread lives.
+    static SPARE: std::cell::Cell<Option<(Vec<u8>, std::ops::Range<usize>)>> =
+        const { std::cell::Cell::new(None) };
 }
 
 /// `img` as the reader looks at it in `grid`: itself, or for a grid of dark tiles with light
-/// letters the negative of the rows it looks at.
+/// letters the negative of the rows it looks at (on this thread's spare screen, if any).
 pub fn as_read<'a>(img: &'a RgbaImage, grid: &Grid) -> std::borrow::Cow<'a, RgbaImage> {
     match grid.polarity {
         Polarity::Light => std::borrow::Cow::Borrowed(img),
-        Polarity::Dark => {
-            std::borrow::Cow::Owned(negative_rows(img, rows_read(grid, img.height())))
-        }
+        Polarity::Dark => std::borrow::Cow::Owned(negative_rows_on(
+            img,
+            rows_read(grid, img.height()),
+            SPARE.take(),
+        )),
     }
 }
 
@@ -311,18 +329,47 @@ pub fn negative(img: &RgbaImage) -> RgbaImage {
 /// above and below its board need not be turned over: a 1080x2400 screen is 10 MB, and
 /// turning it all over took about a tenth of reading a board of dark tiles.
 pub fn negative_rows(img: &RgbaImage, rows: std::ops::Range<u32>) -> RgbaImage {
+    negative_rows_on(img, rows, None)
+}
+
+/// The bytes of `rows` of `img` (rows past its bottom as up to it).
+fn bytes_of(img: &RgbaImage, rows: std::ops::Range<u32>) -> std::ops::Range<usize> {
     let row = img.width() as usize * 4;
     let end = rows.end.min(img.height());
-    let (start, end) = (rows.start.min(end) as usize * row, end as usize * row);
-    // Zeroed memory: fresh from the system, its pages cost nothing until written; but a
-    // process that reads screen after screen gets a freed screen back from the allocator,
-    // which clears it (about 5% of a dark board's read, session 49).
-    let mut out = vec![0u8; img.as_raw().len()];
+    rows.start.min(end) as usize * row..end as usize * row
+}
+
+/// `negative_rows`, made on `spare` when it is a screen of `img`'s size (with the bytes a
+/// negative turned over on it: made black again where these rows do not cover them), else on
+/// a new one.
+fn negative_rows_on(
+    img: &RgbaImage,
+    rows: std::ops::Range<u32>,
+    spare: Option<(Vec<u8>, std::ops::Range<usize>)>,
+) -> RgbaImage {
+    let len = img.as_raw().len();
+    let bytes = bytes_of(img, rows);
+    let mut out = match spare {
+        Some((mut out, was)) if out.len() == len => {
+            for stale in [
+                was.start..was.end.min(bytes.start),
+                was.start.max(bytes.end)..was.end,
+            ] {
+                if stale.start < stale.end {
+                    out[stale].fill(0);
+                }
+            }
+            out
+        }
+        // Zeroed memory: fresh from the system, its pages cost nothing until written.
+        _ => vec![0u8; len],
+    };
     // 255 - v is v with its bits turned over: copied, then a pixel's red, green and blue
     // turned over at once as a word's low three bytes (which vectorises; a quarter faster
     // than byte by byte).
-    out[start..end].copy_from_slice(&img.as_raw()[start..end]);
-    for p in out[start..end].as_chunks_mut::<4>().0 {
+    let part = &mut out[bytes.clone()];
+    part.copy_from_slice(&img.as_raw()[bytes]);
+    for p in part.as_chunks_mut::<4>().0 {
         *p = (u32::from_le_bytes(*p) ^ 0x00ff_ffff).to_le_bytes();
     }
     RgbaImage::from_raw(img.width(), img.height(), out).expect("the screen's own size")

@@ -1007,6 +1007,37 @@ fn a_negative_of_rows_turns_over_those_rows_alone() {
     assert!(negative_rows(&img, 7..9).pixels().all(|p| p.0 == [0; 4]));
 }
 
+/// A negative made on a spare screen is the one made on a new screen, whatever rows the
+/// spare's last negative turned over (above, below, across or inside these, or none), and a
+/// spare of another size is not used.
+#[test]
+fn a_negative_on_a_spare_screen_is_a_negative_on_a_new_one() {
+    let img = RgbaImage::from_fn(3, 9, |x, y| {
+        Rgba([x as u8 * 40 + 1, y as u8 * 25 + 3, 200, 255 - y as u8])
+    });
+    let ranges = [0..0, 0..9, 2..5, 4..7, 6..9, 0..3, 3..4, 5..100];
+    for was in ranges.clone() {
+        for rows in ranges.clone() {
+            let last = negative_rows(&img, was.clone());
+            let spare = Some((last.into_raw(), bytes_of(&img, was.clone())));
+            let on_spare = negative_rows_on(&img, rows.clone(), spare);
+            assert_eq!(
+                on_spare,
+                negative_rows(&img, rows.clone()),
+                "{was:?} then {rows:?}"
+            );
+        }
+    }
+    for (w, h) in [(3, 8), (3, 10), (4, 9)] {
+        let other = RgbaImage::from_pixel(w, h, Rgba([9; 4]));
+        let spare = Some((other.into_raw(), 0..(w * h * 4) as usize));
+        assert_eq!(
+            negative_rows_on(&img, 1..4, spare),
+            negative_rows(&img, 1..4)
+        );
+    }
+}
+
 /// Ink spanning more than the tile both ways is a tile, not a glyph; a glyph as wide as a
 /// wide Qu but not as tall, or as tall as a J but not as wide, is a glyph.
 #[test]
