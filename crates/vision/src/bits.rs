@@ -147,17 +147,28 @@ impl Bits {
         let mut across = Bits::new(self.w, self.h);
         self.across(r, erode, &mut across);
         across.clear_padding();
-        // Rows outside count as set for erosion and unset for dilation: either way they
-        // change nothing, and only the rows inside are taken.
-        let mut out = Bits::new(self.w, self.h);
-        for y in 0..self.h {
-            let out_row = &mut out.words[y * self.stride..(y + 1) * self.stride];
-            out_row.fill(if erode { !0 } else { 0 });
-            for v in y.saturating_sub(r)..(y + r + 1).min(self.h) {
-                for (o, &a) in out_row.iter_mut().zip(across.row(v)) {
-                    *o = op(*o, a);
-                }
+        // Down the columns likewise, a row's words at a time: the rows with r rows of the
+        // outside (set for erosion, clear for dilation: either way they change nothing) above
+        // and below, then windows of 1, 2, 4... rows by one pass each, and the 2r + 1 row
+        // window from two overlapping ones. Row i then holds rows i to i + len of the padded.
+        let (stride, outside) = (self.stride, if erode { !0 } else { 0 });
+        let (span, rows) = (2 * r + 1, self.h + 2 * r);
+        let mut padded = vec![outside; rows * stride];
+        padded[r * stride..(r + self.h) * stride].copy_from_slice(&across.words);
+        let mut len = 1;
+        while len * 2 <= span {
+            // Row i takes in row i + len, up to the last row a window of 2 len fits below
+            // (the rows past it are not needed again).
+            let windows = (rows + 1).saturating_sub(2 * len) * stride;
+            for i in 0..windows {
+                padded[i] = op(padded[i], padded[i + len * stride]);
             }
+            len *= 2;
+        }
+        let far = (span - len) * stride;
+        let mut out = Bits::new(self.w, self.h);
+        for (i, o) in out.words.iter_mut().enumerate() {
+            *o = op(padded[i], padded[i + far]);
         }
         out.clear_padding();
         out
