@@ -150,7 +150,8 @@ impl Bits {
         // Down the columns likewise, a row's words at a time: the rows with r rows of the
         // outside (set for erosion, clear for dilation: either way they change nothing) above
         // and below, then windows of 1, 2, 4... rows by one pass each, and the 2r + 1 row
-        // window from two overlapping ones. Row i then holds rows i to i + len of the padded.
+        // window from two overlapping ones. After a pass, row i of `padded` holds its rows i
+        // to i + len - 1 combined.
         let (stride, outside) = (self.stride, if erode { !0 } else { 0 });
         let (span, rows) = (2 * r + 1, self.h + 2 * r);
         let mut padded = vec![outside; rows * stride];

@@ -100,8 +100,8 @@ fn runs(s: &Shrunk, rgb: &[[u8; 3]], grid: &Grid) -> Option<((f32, f32), (f32, f
 
 /// The mean colour distance from `street` of the tiles' pixels at each offset from -reach to
 /// reach from the `centres` along `axis`, over `across` pixels each way across it, on a
-/// screen `size` pixels (w, h) of `colour`s (by column and row); pixels off it left out. A
-/// point is the pixel it rounds to. Where a pixel lies along the axis is the same for every
+/// screen of w x h pixels whose `colour`s are given by column and row; pixels off it left
+/// out. A point is the pixel it rounds to. Where a pixel lies along the axis is the same for every
 /// pixel across it, and the other way round: each is found once.
 fn profile(
     centres: &[(f32, f32); 16],
