@@ -27,7 +27,7 @@ use image::RgbaImage;
 
 use super::bits::Bits;
 use super::colour::distance;
-use super::regions::{Runs, Touch};
+use super::regions::{Region, Runs, Touch};
 
 mod letters;
 mod refine;
@@ -267,23 +267,18 @@ struct Opening {
 /// first has its holes filled and is then opened by a square: a light line drawn from tile to
 /// tile (a traced path) no wider than the square no longer joins them into one region.
 fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch) -> Vec<Blob> {
-    let (w, h) = (s.w, s.h);
+    let mask = match open {
+        None => Bits::at_least(&s.luma, s.w, s.h, threshold),
+        Some(opening) => Holed::of(s, threshold, scratch).opened(opening),
+    };
+    tile_shaped(s, &mask, scratch)
+}
+
+/// The regions of `mask` (over `s`) that have a tile's shape.
+fn tile_shaped(s: &Shrunk, mask: &Bits, scratch: &mut Scratch) -> Vec<Blob> {
+    let w = s.w;
     let min_side = (w as f32 * 0.06).max(4.0);
     let max_side = w as f32 * 0.4;
-    let mut mask = Bits::at_least(&s.luma, w, h, threshold);
-    if let Some(Opening { r, max_hole }) = open {
-        let holes = mask.inverted().regions(Touch::Four, &mut scratch.runs);
-        let enclosed: Vec<bool> = holes
-            .iter()
-            .map(|h| !h.edge && max_hole.is_none_or(|m| h.x1 - h.x0 <= m && h.y1 - h.y0 <= m))
-            .collect();
-        for (hole, y, x0, x1) in scratch.runs.each() {
-            if enclosed[hole] {
-                mask.fill_run(y, x0, x1);
-            }
-        }
-        mask = mask.square(r, true).square(r, false);
-    }
     let found = mask.regions(Touch::Four, &mut scratch.runs);
     found
         .into_iter()
@@ -305,6 +300,38 @@ fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch
                 })
         })
         .collect()
+}
+
+/// A light mask at a threshold and its holes (the regions of its clear pixels, four-connected)
+/// with their runs: what both of the opened searches fill, found once for both.
+struct Holed {
+    mask: Bits,
+    holes: Vec<Region>,
+    runs: Vec<(usize, usize, usize, usize)>,
+}
+
+impl Holed {
+    fn of(s: &Shrunk, threshold: u8, scratch: &mut Scratch) -> Holed {
+        let mask = Bits::at_least(&s.luma, s.w, s.h, threshold);
+        let holes = mask.inverted().regions(Touch::Four, &mut scratch.runs);
+        let runs = scratch.runs.each().collect();
+        Holed { mask, holes, runs }
+    }
+
+    /// The mask with its holes filled (those no larger than `max_hole` a side, when given),
+    /// then opened by a square of half-side `r`.
+    fn opened(&self, Opening { r, max_hole }: Opening) -> Bits {
+        let enclosed: Vec<bool> = (self.holes.iter())
+            .map(|h| !h.edge && max_hole.is_none_or(|m| h.x1 - h.x0 <= m && h.y1 - h.y0 <= m))
+            .collect();
+        let mut mask = self.mask.clone();
+        for &(hole, y, x0, x1) in &self.runs {
+            if enclosed[hole] {
+                mask.fill_run(y, x0, x1);
+            }
+        }
+        mask.square(r, true).square(r, false)
+    }
 }
 
 /// Buffers reused across thresholds.
@@ -765,9 +792,12 @@ fn search_opened(s: &Shrunk, mut sizes: Vec<f32>, scratch: &mut Scratch) -> Opti
     let half = halve(s);
     let r = (half.w as f32 * OPENING).round() as usize;
     let k = half.scale / s.scale;
+    let holed: Vec<Holed> = (THRESHOLDS.iter())
+        .map(|&t| Holed::of(&half, t, scratch))
+        .collect();
     let mut opened = |max_hole: Option<usize>, best: &mut Option<(Grid, f32)>| {
-        for t in THRESHOLDS {
-            let mut found = blobs(&half, t, Some(Opening { r, max_hole }), scratch);
+        for h in &holed {
+            let mut found = tile_shaped(&half, &h.opened(Opening { r, max_hole }), scratch);
             for b in &mut found {
                 (b.cx, b.cy, b.w, b.h) = (b.cx * k, b.cy * k, b.w * k, b.h * k);
             }
