@@ -11,6 +11,13 @@ pub fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
+/// `x as u8` for x from 0 to 255 (NaN aside): the whole part, in the low byte of its float
+/// with 2^23 added (whose last mantissa bit then counts ones). The cast saturates, which kept
+/// loops over pixels (the grid's colour masks, the reader's histogram bins) a value at a time.
+pub fn byte(x: f32) -> u8 {
+    (x.trunc() + 8_388_608.0).to_bits() as u8
+}
+
 /// The median of `values` (the upper one of an even count) in `f32::total_cmp`'s order, if
 /// any.
 pub fn median(values: impl IntoIterator<Item = f32>) -> Option<f32> {

@@ -26,7 +26,7 @@
 use image::RgbaImage;
 
 use super::bits::Bits;
-use super::colour::distance;
+use super::colour::{byte, distance};
 use super::regions::{Region, Runs, Touch};
 
 mod letters;
@@ -263,15 +263,9 @@ struct Opening {
     max_hole: Option<usize>,
 }
 
-/// The light regions at `threshold` that have a tile's shape. With `open`, the light mask
-/// first has its holes filled and is then opened by a square: a light line drawn from tile to
-/// tile (a traced path) no wider than the square no longer joins them into one region.
-fn blobs(s: &Shrunk, threshold: u8, open: Option<Opening>, scratch: &mut Scratch) -> Vec<Blob> {
-    let mask = match open {
-        None => Bits::at_least(&s.luma, s.w, s.h, threshold),
-        Some(opening) => Holed::of(s, threshold, scratch).opened(opening),
-    };
-    tile_shaped(s, &mask, scratch)
+/// The light regions at `threshold` that have a tile's shape.
+fn blobs(s: &Shrunk, threshold: u8, scratch: &mut Scratch) -> Vec<Blob> {
+    tile_shaped(s, &Bits::at_least(&s.luma, s.w, s.h, threshold), scratch)
 }
 
 /// The regions of `mask` (over `s`) that have a tile's shape.
@@ -303,7 +297,9 @@ fn tile_shaped(s: &Shrunk, mask: &Bits, scratch: &mut Scratch) -> Vec<Blob> {
 }
 
 /// A light mask at a threshold and its holes (the regions of its clear pixels, four-connected)
-/// with their runs: what both of the opened searches fill, found once for both.
+/// with their runs: what both of the opened searches fill, found once for both. Opened, the
+/// mask has its holes filled and is then opened by a square: a light line drawn from tile to
+/// tile (a traced path) no wider than the square no longer joins them into one region.
 struct Holed {
     mask: Bits,
     holes: Vec<Region>,
@@ -682,13 +678,6 @@ impl Planes {
     }
 }
 
-/// `x as u8` for x from 0 to 255 (NaN aside): the whole part, in the low byte of its float
-/// with 2^23 added (whose last mantissa bit then counts ones). The cast saturates, which kept
-/// the masks' loops a pixel at a time.
-fn byte(x: f32) -> u8 {
-    (x.trunc() + 8_388_608.0).to_bits() as u8
-}
-
 /// The screen's most common colours, most common first, mean colours of 16-level bins.
 fn common_colours(rgb: &[[u8; 3]]) -> Vec<[f32; 3]> {
     const BINS: usize = 16 * 16 * 16;
@@ -776,7 +765,7 @@ fn search_plain_sized(
     let mut best: Option<(Grid, f32)> = None;
     let mut sizes = Vec::new();
     for &t in thresholds {
-        let found = blobs(s, t, None, scratch);
+        let found = blobs(s, t, scratch);
         sizes.extend(found.iter().map(|b| (b.w + b.h) / 2.0));
         consider(&found, &mut best);
     }
@@ -1006,7 +995,7 @@ mod tests {
         });
         let s = shrink(&img, false).0;
         let mut scratch = Scratch::default();
-        assert!(blobs(&s, 140, None, &mut scratch).len() > MAX_BLOBS);
+        assert!(blobs(&s, 140, &mut scratch).len() > MAX_BLOBS);
         assert!(find(&img).is_none());
         // Past the cap nothing is grouped, not even a lattice that is there: 16 tiles on a
         // 4x4 lattice are a grid alone, and not among more specks than the cap.
@@ -1057,7 +1046,7 @@ mod tests {
         let mut scratch = Scratch::default();
         let mut plain = None;
         for t in THRESHOLDS {
-            consider(&blobs(&s, t, None, &mut scratch), &mut plain);
+            consider(&blobs(&s, t, &mut scratch), &mut plain);
         }
         assert!(plain.is_none(), "the plain masks already found {plain:?}");
     }
@@ -1110,7 +1099,8 @@ mod tests {
         let mut filled = None;
         for t in THRESHOLDS {
             let opening = Opening { r, max_hole: None };
-            consider(&blobs(&half, t, Some(opening), &mut scratch), &mut filled);
+            let opened = Holed::of(&half, t, &mut scratch).opened(opening);
+            consider(&tile_shaped(&half, &opened, &mut scratch), &mut filled);
         }
         assert!(
             filled.is_none(),

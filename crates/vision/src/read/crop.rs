@@ -131,22 +131,16 @@ where
         rgb.extend(xs.iter().map(|&(xa, xb)| {
             let (a, b) = (runs[xa - left], runs[xb - left]);
             let sum: [u32; 4] = std::array::from_fn(|c| b[c].wrapping_sub(a[c]));
-            if signed {
+            let count = (xb - xa) * rows;
+            if count == 0 {
+                [0.0; 3]
+            } else if signed {
                 // Fewer pixels than the sums' bound: the count converts exactly either way.
-                let k = ((xb - xa) * rows) as i32 as f32;
+                let k = count as i32 as f32;
                 let q = sum.map(|s| s as i32 as f32 / k);
-                if k == 0.0 {
-                    [0.0; 3]
-                } else {
-                    [q[0], q[1], q[2]]
-                }
+                [q[0], q[1], q[2]]
             } else {
-                let k = ((xb - xa) * rows) as f32;
-                if k == 0.0 {
-                    [0.0; 3]
-                } else {
-                    [0, 1, 2].map(|c| sum[c] as f32 / k)
-                }
+                [0, 1, 2].map(|c| sum[c] as f32 / count as f32)
             }
         }));
         luma.extend(rgb[start..].iter().map(|&px| colour::luma(px)));
@@ -212,14 +206,13 @@ fn most_cover(spans: &[(usize, usize)]) -> usize {
 /// The whole level nearest `l` (halves up), 0 to 255: `l.round().clamp(0.0, 255.0)`, NaN to
 /// 0 as a cast takes it. Clamped first (`max` takes a NaN to 0) and rounded by parts, which
 /// vectorises: `round` rounds halves away from zero, which no vector instruction does, and a
-/// cast to an integer saturates; each took a sequence of instructions per value. The whole
-/// part is the low byte of its float with 2^23 added, whose last bit then counts ones.
+/// cast to an integer saturates; each took a sequence of instructions per value (the whole
+/// part is taken as `colour::byte` takes it).
 pub(super) fn level(l: f32) -> u8 {
     // Not `clamp`, which keeps a NaN (and its payload, which the low byte would then show).
     #[allow(clippy::manual_clamp)]
     let c = l.max(0.0).min(255.0);
-    let whole = c.trunc();
-    (whole + 8_388_608.0).to_bits() as u8 + u8::from(c - whole >= 0.5)
+    colour::byte(c) + u8::from(c - c.trunc() >= 0.5)
 }
 
 /// The most common lightness (histogram mode, smoothed over 2 x `FACE_SMOOTH` + 1 levels).
