@@ -337,9 +337,30 @@ fn the_adb_server_killed_mid_round_is_started_again_and_every_phone_resumes() {
     let (rounds, _) = history::read(&history).unwrap();
     for p in &phones {
         played_cleanly(p, 1);
-        every_word(&p.device().report());
-        let ended = endings(&rounds, &p.addr().to_string());
-        assert_eq!(ended, [Ended::PhoneLost, Ended::AllWords], "{rounds:?}");
+        let serial = p.addr().to_string();
+        let mine: Vec<_> = rounds.iter().filter(|r| r.serial == serial).collect();
+        let ended: Vec<Ended> = mine.iter().map(|r| r.ended).collect();
+        // On a loaded machine the clock may end the resumed round before every word is in
+        // (with both cores busy with other work, the test once failed after running past its
+        // 60 s round). What was entered is taken either way, but for the cut word at most.
+        assert!(
+            matches!(
+                ended[..],
+                [Ended::PhoneLost, Ended::AllWords | Ended::Clock]
+            ),
+            "{rounds:?}"
+        );
+        let report = p.device().report();
+        let entered: usize = mine.iter().map(|r| r.words_entered).sum();
+        assert!(
+            (report.words..=report.words + report.rejected()).contains(&entered),
+            "{entered} entered, {} taken, {} refused: {rounds:?}",
+            report.words,
+            report.rejected()
+        );
+        if ended[1] == Ended::AllWords {
+            every_word(&report);
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
