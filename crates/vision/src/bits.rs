@@ -57,22 +57,36 @@ impl Bits {
         if w == 0 {
             return out;
         }
+        let packed = |flags: &[u8; 64]| {
+            flags
+                .chunks_exact(8)
+                .enumerate()
+                .fold(0, |word, (i, eight)| {
+                    let bytes = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+                    word | ((bytes.wrapping_mul(PACK) >> 56) << (8 * i))
+                })
+        };
         for (line, words) in values
             .chunks_exact(w)
             .zip(out.words.chunks_exact_mut(out.stride))
         {
-            for (chunk, word) in line.chunks(64).zip(words) {
+            // Whole words first, at a length the compiler knows; then the row's tail, its
+            // flags past the row's end cleared.
+            let whole = line.chunks_exact(64);
+            let tail = whole.remainder();
+            let mut words = words.iter_mut();
+            for (chunk, word) in whole.zip(&mut words) {
                 for (f, &v) in flags.iter_mut().zip(chunk) {
                     *f = u8::from(v >= threshold);
                 }
-                flags[chunk.len()..].fill(0);
-                *word = flags
-                    .chunks_exact(8)
-                    .enumerate()
-                    .fold(0, |word, (i, eight)| {
-                        let bytes = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
-                        word | ((bytes.wrapping_mul(PACK) >> 56) << (8 * i))
-                    });
+                *word = packed(&flags);
+            }
+            if let (false, Some(word)) = (tail.is_empty(), words.next()) {
+                for (f, &v) in flags.iter_mut().zip(tail) {
+                    *f = u8::from(v >= threshold);
+                }
+                flags[tail.len()..].fill(0);
+                *word = packed(&flags);
             }
         }
         out
