@@ -274,7 +274,7 @@ fn every_word(report: &scramblebot::sim::game::Report) {
 /// refused, no touch off the game; and with every word in, every word of the board taken.
 /// How many words fit before the clock is the machine's pace, not the daemon's doing: on two
 /// loaded cores a 25 s round once took 173 of 226, so it is not asserted here (the in-process
-/// tests play on a paused clock, and `cargo bench` measures the pace).
+/// tests play on a paused clock, and `scramblebot bench pace` measures the pace).
 fn played_through(phone: &Sim, record: &history::RoundRecord) {
     let report = phone.device().report();
     assert!(
@@ -339,7 +339,7 @@ fn the_adb_server_killed_mid_round_is_started_again_and_every_phone_resumes() {
         played_cleanly(p, 1);
         let serial = p.addr().to_string();
         let mine: Vec<_> = rounds.iter().filter(|r| r.serial == serial).collect();
-        let ended: Vec<Ended> = mine.iter().map(|r| r.ended).collect();
+        let ended = endings(&rounds, &serial);
         // On a loaded machine the clock may end the resumed round before every word is in
         // (with both cores busy with other work, the test once failed after running past its
         // 60 s round). What was entered is taken either way, but for the cut word at most.
