@@ -102,18 +102,45 @@ pub enum Face {
 
 /// `tile_glyph`, the face found as `how` says.
 pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> TileGlyph {
-    let mut crop = crop(img, c, tile * CROP, WORK);
-    let (mut face, mut dark) = (face_luma(&crop), darkest_in_middle(&crop));
-    // Brought level, the crop has a face and ink of its own.
-    if flatten_from(&mut crop, face, dark) {
-        (face, dark) = (face_luma(&crop), darkest_in_middle(&crop));
+    glyph_on(&Levelled::new(img, c, tile), how)
+}
+
+/// A tile's crop brought level (`flatten_from`), with its commonest lightness and darkest
+/// ink: what every way of finding the face (`Face`) starts from, so a tile looked at more
+/// than one way is cropped once for each size (a tile with no glyph is tried four ways, at
+/// two sizes).
+pub(super) struct Levelled {
+    crop: Crop,
+    face: f32,
+    dark: f32,
+}
+
+impl Levelled {
+    /// The crop of the tile centred on `c`, `tile` its side.
+    pub(super) fn new(img: &RgbaImage, c: (f32, f32), tile: f32) -> Levelled {
+        let mut crop = crop(img, c, tile * CROP, WORK);
+        let (mut face, mut dark) = (face_luma(&crop), darkest_in_middle(&crop));
+        // Brought level, the crop has a face and ink of its own.
+        if flatten_from(&mut crop, face, dark) {
+            (face, dark) = (face_luma(&crop), darkest_in_middle(&crop));
+        }
+        Levelled { crop, face, dark }
     }
+}
+
+/// `tile_glyph_with` on the tile's crop as `Levelled::new` leaves it.
+pub(super) fn glyph_on(levelled: &Levelled, how: Face) -> TileGlyph {
+    let Levelled {
+        ref crop,
+        mut face,
+        mut dark,
+    } = *levelled;
     let n = crop.n;
     // On a face shaded so widely that none of its lightnesses is common, a heavy letter's ink
     // can be the commonest: then the ring inside the crop's rim, where no letter reaches, is
     // lighter than it by a glyph's contrast, and it is the face.
     if face - dark < MIN_CONTRAST
-        && let Some(ring) = ring_luma(&crop).filter(|&r| r - face >= MIN_CONTRAST)
+        && let Some(ring) = ring_luma(crop).filter(|&r| r - face >= MIN_CONTRAST)
     {
         match how {
             Face::OrRing => face = ring,
@@ -124,7 +151,7 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
     // A glyph wholly under a nearly opaque line is lighter than the face there: its darkness
     // is what the veiled ink unblends to.
     if face - dark < MIN_CONTRAST {
-        match veiled_ink_darkness(&crop, face) {
+        match veiled_ink_darkness(crop, face) {
             Some(d) if face - d >= MIN_CONTRAST => dark = d,
             _ => return TileGlyph::blank(face),
         }
@@ -137,11 +164,11 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
     let found_palette = std::cell::OnceCell::new();
     let palette = || {
         *found_palette.get_or_init(|| {
-            mean_colour_near(&crop, face, tol).zip(mean_colour_near(&crop, dark, tol))
+            mean_colour_near(crop, face, tol).zip(mean_colour_near(crop, dark, tol))
         })
     };
     // Ink amount per pixel, seen through a light veil where there is one.
-    let local = local_faces(&crop, face, contrast);
+    let local = local_faces(crop, face, contrast);
     let mut ink_of: Vec<f32> = crop
         .luma
         .chunks_exact(n)
@@ -162,13 +189,13 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
         }
         v => v,
     };
-    let mut veil = palette().and_then(|p| unmix(&crop, p, &mut ink_of));
+    let mut veil = palette().and_then(|p| unmix(crop, p, &mut ink_of));
     veil = crossing(veil, &mut ink_of);
     if veil.is_none() {
-        veil = unveil(&crop, (face, dark), &palette, &amount, &mut ink_of);
+        veil = unveil(crop, (face, dark), &palette, &amount, &mut ink_of);
         veil = crossing(veil, &mut ink_of);
     }
-    let veil = veil.or_else(|| veiled_strokes(&crop, face, &mut ink_of));
+    let veil = veil.or_else(|| veiled_strokes(crop, face, &mut ink_of));
     let (mut labels, mut runs) = (Vec::new(), Runs::default());
     let mut found = ink_regions(&ink_of, n, &mut labels, &mut runs);
     let nf = n as f32;
@@ -191,11 +218,11 @@ pub fn tile_glyph_with(img: &RgbaImage, c: (f32, f32), tile: f32, how: Face) -> 
     if main_at_edge(&found, &frames)
         && let Some(palette) = palette()
     {
-        own_colour_only(&crop, palette, OFF_COLOUR, &mut ink_of);
+        own_colour_only(crop, palette, OFF_COLOUR, &mut ink_of);
         found = ink_regions(&ink_of, n, &mut labels, &mut runs);
         frames = frames_of(&found, nf, near_middle);
         if how == Face::OwnColour && main_at_edge(&found, &frames) {
-            own_colour_only(&crop, palette, OFF_COLOUR / 2.0, &mut ink_of);
+            own_colour_only(crop, palette, OFF_COLOUR / 2.0, &mut ink_of);
             found = ink_regions(&ink_of, n, &mut labels, &mut runs);
             frames = frames_of(&found, nf, near_middle);
         }

@@ -41,6 +41,7 @@ use super::grid::{Grid, Polarity};
 use crate::score::Bonus;
 use badge::tile_badge;
 pub use ink::{CROP, Face, TileGlyph, tile_glyph, tile_glyph_with};
+use ink::{Levelled, glyph_on};
 pub use qu::{QuMarks, marks};
 
 /// Faces darker than this (luma) are not tiles in play (a dimmed overlay, a disabled board).
@@ -421,7 +422,12 @@ pub fn tile_features_with(
     tile: f32,
     how: Face,
 ) -> (TileGlyph, Option<Features>) {
-    let glyph = tile_glyph_with(img, c, tile, how);
+    features_on(&Levelled::new(img, c, tile), how)
+}
+
+/// `tile_features_with` on the tile's crop as `Levelled::new` leaves it.
+fn features_on(levelled: &Levelled, how: Face) -> (TileGlyph, Option<Features>) {
+    let glyph = glyph_on(levelled, how);
     let features = glyph
         .ink
         .as_ref()
@@ -485,14 +491,20 @@ fn see_tile_as(img: &RgbaImage, c: (f32, f32), (tile, room): (f32, f32), hows: &
     }
     let (mut glyph, mut features) = (TileGlyph::blank(0.0), None);
     let mut crop_side = tile;
-    let tries = hows
-        .iter()
-        .flat_map(|&how| sizes.iter().map(move |&side| (side, how)));
-    for (side, how) in tries {
+    // Each size's crop, made when first tried and kept for the other ways.
+    let mut crops: Vec<Option<Levelled>> = sizes.iter().map(|_| None).collect();
+    let tries = hows.iter().flat_map(|&how| {
+        sizes
+            .iter()
+            .enumerate()
+            .map(move |(i, &side)| (i, side, how))
+    });
+    for (i, side, how) in tries {
         if glyph.ink.is_some() {
             break;
         }
-        (glyph, features) = tile_features_with(img, c, side, how);
+        let levelled = crops[i].get_or_insert_with(|| Levelled::new(img, c, side));
+        (glyph, features) = features_on(levelled, how);
         crop_side = side;
         if glyph
             .ink
