@@ -478,7 +478,7 @@ fn serif_face(templates: &[Reference]) -> bool {
 
 /// The distance from `glyph` to each tile's nearest reference among the `allowed` ones, for
 /// the two nearest tiles at least: a reference whose distance cannot come under the second
-/// nearest so far (its cheap terms alone reach it) is skipped, so farther tiles may stay
+/// nearest so far (`Features::bound` reaches it) is skipped, so farther tiles may stay
 /// infinite or above their true distance.
 ///
 /// The distances are taken `AT_ONCE` references at a time (`Features::distances`): the next
@@ -494,28 +494,30 @@ fn nearest_per_tile(references: &[Reference], glyph: &Features, allowed: &[bool;
         .iter()
         .filter(|r| allowed[r.tile as usize])
         .peekable();
-    let mut batch = Vec::with_capacity(AT_ONCE);
+    // The references of a batch, each with its bound.
+    let mut batch: Vec<(&Reference, f32)> = Vec::with_capacity(AT_ONCE);
     while next.peek().is_some() {
         batch.clear();
         for r in next.by_ref() {
-            if glyph.lower_bound(&r.features) < second {
-                batch.push(r);
+            let bound = glyph.bound(&r.features);
+            if bound < second {
+                batch.push((r, bound));
                 if batch.len() == AT_ONCE {
                     break;
                 }
             }
         }
         let mut distances = [f32::INFINITY; AT_ONCE];
-        match <[&Reference; AT_ONCE]>::try_from(batch.as_slice()) {
-            Ok(four) => distances = glyph.distances(four.map(|r| &r.features)),
+        match <[(&Reference, f32); AT_ONCE]>::try_from(batch.as_slice()) {
+            Ok(four) => distances = glyph.distances(four.map(|(r, _)| &r.features)),
             Err(_) => {
-                for (d, r) in distances.iter_mut().zip(&batch) {
+                for (d, (r, _)) in distances.iter_mut().zip(&batch) {
                     *d = glyph.distance(&r.features);
                 }
             }
         }
-        for (r, &d) in batch.iter().zip(&distances) {
-            if glyph.lower_bound(&r.features) >= second || d >= best[r.tile as usize] {
+        for (&(r, bound), &d) in batch.iter().zip(&distances) {
+            if bound >= second || d >= best[r.tile as usize] {
                 continue;
             }
             best[r.tile as usize] = d;
@@ -929,7 +931,7 @@ mod tests {
             let mut best = [f32::INFINITY; 26];
             let mut second = f32::INFINITY;
             for r in BUILT_IN.iter().filter(|r| allowed[r.tile as usize]) {
-                if glyph.lower_bound(&r.features) >= second {
+                if glyph.bound(&r.features) >= second {
                     continue;
                 }
                 let d = glyph.distance(&r.features);
@@ -1015,7 +1017,7 @@ mod tests {
                 skipped_any |= classifier
                     .references
                     .iter()
-                    .any(|r| f.lower_bound(&r.features) >= d2);
+                    .any(|r| f.bound(&r.features) >= d2);
             }
         }
         assert!(skipped_any, "the bound never prunes anything");
