@@ -518,7 +518,7 @@ impl Features {
     }
 
     /// A lower bound of `distance`, tighter than `lower_bound` for a glyph nothing hides, at
-    /// about a fifth of the distance's cost. The cells' term, one less their product, is half
+    /// a fraction of the distance's cost. The cells' term, one less their product, is half
     /// their difference's squared length plus each one's `slack`; a difference is no shorter
     /// than its sums over blocks (each block's sum over its side, the difference projected
     /// on the block's cells), and the profiles differ in sum by no more than one by one.
