@@ -92,7 +92,7 @@ const EXACT_IN_F32: usize = 1 << 24;
 /// `crop` of `cells`, a cell's rows added in `T`.
 fn crop_in<T>(img: &RgbaImage, Cells { n, xs, ys }: Cells) -> Crop
 where
-    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign,
+    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign + std::ops::Add<Output = T>,
 {
     let raw = img.as_raw();
     let stride = img.width() as usize * 4;
@@ -111,11 +111,30 @@ where
     let (left, right) = (xs[0].0, xs[n - 1].1.max(xs[0].0));
     let mut columns = vec![T::default(); (right - left) * 4];
     let mut runs = vec![[0u32; 4]; right - left + 1];
+    // Each cell's column span as places in `runs`, and its width.
+    let spans: Vec<(usize, usize, usize)> = (xs.iter())
+        .map(|&(xa, xb)| (xa - left, xb - left, xb - xa))
+        .collect();
     for &(ya, yb) in &ys {
-        columns.fill(T::default());
-        for y in ya..yb {
-            let row = &raw[y * stride + left * 4..y * stride + right * 4];
-            for (c, &v) in columns.iter_mut().zip(row) {
+        // The first line set rather than added to zeros, the rest two at a time: one pass
+        // over the sums per two lines.
+        let line = |y: usize| &raw[y * stride + left * 4..y * stride + right * 4];
+        if ya < yb {
+            for (c, &v) in columns.iter_mut().zip(line(ya)) {
+                *c = T::from(v);
+            }
+        } else {
+            columns.fill(T::default());
+        }
+        let mut y = ya + 1;
+        while y + 1 < yb {
+            for ((c, &a), &b) in columns.iter_mut().zip(line(y)).zip(line(y + 1)) {
+                *c += T::from(a) + T::from(b);
+            }
+            y += 2;
+        }
+        if y < yb {
+            for (c, &v) in columns.iter_mut().zip(line(y)) {
                 *c += T::from(v);
             }
         }
@@ -128,21 +147,27 @@ where
         }
         let rows = yb - ya;
         let start = rgb.len();
-        rgb.extend(xs.iter().map(|&(xa, xb)| {
-            let (a, b) = (runs[xa - left], runs[xb - left]);
-            let sum: [u32; 4] = std::array::from_fn(|c| b[c].wrapping_sub(a[c]));
-            let count = (xb - xa) * rows;
-            if count == 0 {
-                [0.0; 3]
-            } else if signed {
-                // Fewer pixels than the sums' bound: the count converts exactly either way.
-                let k = count as i32 as f32;
-                let q = sum.map(|s| s as i32 as f32 / k);
+        if signed {
+            // Fewer pixels than the sums' bound: the count converts exactly either way. An
+            // empty cell's sums are nothing, and taken over one it is black, as below.
+            rgb.extend(spans.iter().map(|&(a, b, width)| {
+                let (a, b) = (runs[a], runs[b]);
+                let k = (width * rows).max(1) as i32 as f32;
+                let q: [f32; 4] =
+                    std::array::from_fn(|c| b[c].wrapping_sub(a[c]) as i32 as f32 / k);
                 [q[0], q[1], q[2]]
-            } else {
-                [0, 1, 2].map(|c| sum[c] as f32 / count as f32)
-            }
-        }));
+            }));
+        } else {
+            rgb.extend(spans.iter().map(|&(a, b, width)| {
+                let (a, b) = (runs[a], runs[b]);
+                let count = width * rows;
+                if count == 0 {
+                    [0.0; 3]
+                } else {
+                    [0, 1, 2].map(|c| b[c].wrapping_sub(a[c]) as f32 / count as f32)
+                }
+            }));
+        }
         luma.extend(rgb[start..].iter().map(|&px| colour::luma(px)));
     }
     Crop { n, luma, rgb }
