@@ -81,8 +81,11 @@ pub(super) fn morph(src: &[bool], n: usize, erode: bool) -> Vec<bool> {
 
 /// `morph` applied `times` times.
 pub(super) fn morphed(mask: &[bool], n: usize, erode: bool, times: usize) -> Vec<bool> {
-    let mut out = mask.to_vec();
-    for _ in 0..times {
+    if times == 0 {
+        return mask.to_vec();
+    }
+    let mut out = morph(mask, n, erode);
+    for _ in 1..times {
         out = morph(&out, n, erode);
     }
     out

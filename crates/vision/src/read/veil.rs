@@ -263,7 +263,11 @@ pub(super) fn unmix(crop: &Crop, (f, i): ([f32; 3], [f32; 3]), ink_of: &mut [f32
         band[p] = true;
         under[p] = (u / kept).clamp(0.0, 1.0);
     }
-    // A veil is a broad stretch: JPEG's halo round a glyph, thin, goes.
+    // A veil is a broad stretch: JPEG's halo round a glyph, thin, goes. What is left of the
+    // band is part of it: too little of it leaves too little.
+    if band.iter().filter(|&&b| b).count() * MIN_VEIL_SHARE < n * n {
+        return None;
+    }
     let band = sizeable_stretches(&morphed(&morphed(&band, n, true, 1), n, false, 1), n);
     if band.iter().filter(|&&b| b).count() * MIN_VEIL_SHARE < n * n {
         return None;
@@ -322,12 +326,17 @@ pub(super) fn veiled_strokes(crop: &Crop, face: f32, ink_of: &mut [f32]) -> Opti
     if light.iter().filter(|&&l| l).count() * MIN_VEIL_SHARE < n * n {
         return None;
     }
-    let near_light = morphed(&light, n, false, 2);
     let mid: Vec<bool> = ink_of
         .iter()
         .map(|&a| (HALF_INK..INK).contains(&a))
         .collect();
     let plateau = open_twice(&mid, n);
+    // The strokes are plateau: too little of it is too few strokes, whatever it touches (a
+    // glyph's antialiased rim, all the plateau most tiles have, is opened away).
+    if plateau.iter().filter(|&&p| p).count() * MIN_VEILED_STROKES < n * n {
+        return None;
+    }
+    let near_light = morphed(&light, n, false, 2);
     // Near ink: within two pixels of it.
     let ink: Vec<bool> = ink_of.iter().map(|&a| a >= INK).collect();
     let near_ink = morphed(&ink, n, false, 2);
