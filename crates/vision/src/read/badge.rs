@@ -99,18 +99,24 @@ pub(super) fn far(p: [f32; 3], q: [f32; 3]) -> bool {
     (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>() > FAR_COLOUR * FAR_COLOUR
 }
 
-/// The face's colour (the median of the pixels of the most common lightness) and the colour
-/// around the tile: the gap beside the middle of each of its sides (badges sit at corners),
-/// where the gap is wide enough to show; else the crop's border. (The border alone can be the
-/// neighbours' faces, and a badge sticking out into the gap would then join the gap into one
-/// region.)
+/// The face's colour (the median of the cells of the most common lightness, every other cell
+/// each way) and the colour around the tile: the gap beside the middle of each of its sides
+/// (badges sit at corners), where the gap is wide enough to show; else the crop's border.
+/// (The border alone can be the neighbours' faces, and a badge sticking out into the gap
+/// would then join the gap into one region.)
 fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
     let (crop, n) = (&b.crop, b.crop.n);
     let common = face_luma(crop);
-    let common_px: Vec<[f32; 3]> = (crop.rgb.iter().zip(&crop.luma))
-        .filter(|&(_, &l)| (l - common).abs() <= COMMON_TOLERANCE)
-        .map(|(&p, _)| p)
-        .collect();
+    // Every other cell each way, as for the gap below: the face covers most of the crop
+    // (all of them, should none of those be the face's: the median needs one).
+    let of_face = |&p: &usize| (crop.luma[p] - common).abs() <= COMMON_TOLERANCE;
+    let sampled = (0..n)
+        .step_by(2)
+        .flat_map(|y| (y * n..(y + 1) * n).step_by(2));
+    let mut common_px: Vec<[f32; 3]> = sampled.filter(of_face).map(|p| crop.rgb[p]).collect();
+    if common_px.is_empty() {
+        common_px = (0..n * n).filter(of_face).map(|p| crop.rgb[p]).collect();
+    }
     let face = median_colour(common_px);
     let (nf, half) = (b.nf, b.half);
     let beside = b.span(-half * BESIDE_MIDDLE, half * BESIDE_MIDDLE);
