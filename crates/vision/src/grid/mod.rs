@@ -238,7 +238,8 @@ where
 
 /// `s` at half its size (2x2 means, rounded), an odd last row or column left out. Two rows
 /// at a time and pixels in pairs, without an index a pixel: the colour searches halve a mask
-/// a colour, and indexed, halving took a third as long as thresholding seven masks.
+/// a colour, and indexed, halving took 52M instructions over five reads of a board found by
+/// colour (held-back s2-64), against 12M so.
 fn halve(s: &Shrunk) -> Shrunk {
     let (w, h) = (s.w / 2, s.h / 2);
     let mut luma = vec![0u8; w * h];

@@ -265,11 +265,12 @@ pub(super) fn unmix(crop: &Crop, (f, i): ([f32; 3], [f32; 3]), ink_of: &mut [f32
     }
     // A veil is a broad stretch: JPEG's halo round a glyph, thin, goes. What is left of the
     // band is part of it: too little of it leaves too little.
-    if band.iter().filter(|&&b| b).count() * MIN_VEIL_SHARE < n * n {
+    let too_little = |band: &[bool]| band.iter().filter(|&&b| b).count() * MIN_VEIL_SHARE < n * n;
+    if too_little(&band) {
         return None;
     }
     let band = sizeable_stretches(&morphed(&morphed(&band, n, true, 1), n, false, 1), n);
-    if band.iter().filter(|&&b| b).count() * MIN_VEIL_SHARE < n * n {
+    if too_little(&band) {
         return None;
     }
     // Solid strokes under it (not a glyph's rim under a lighter part of the face, a sheen,
