@@ -189,10 +189,17 @@ impl Bits {
         out
     }
 
-    /// The row's stretch of `square`: the row moved up by r pixels into a longer one, the
-    /// outside (set for erosion, clear for dilation) below it and past its end; then windows
-    /// of 1, 2, 4... pixels by a shift each, and the 2r + 1 pixel window from two overlapping
-    /// ones, all in whole words: pixel x then holds the row's x - r to x + r.
+    /// The row's stretch of `square`: pixel x of each row of `out` takes the row's x - r to
+    /// x + r, the outside (set for erosion, clear for dilation) past either end. The rows are
+    /// laid end to end in one line, whole words of the outside (more than r pixels) before,
+    /// between and after them and their padding made the outside; along the line a window of
+    /// 1, 2, 4... pixels from each pixel on is made by a pass of a shift and an operation a
+    /// word, and the 2r + 1 pixel window from two overlapping ones. No window of a row's
+    /// pixels reaches the next row's, and the words past the last one a pass reaches are left
+    /// as they were, all outside, as are the windows from them. Each row's windows are then
+    /// taken r pixels back. Row by row, each word fetching its neighbours or the outside past
+    /// the row's ends, the squares of five reads of a board found by colour (second s1-4)
+    /// took 72.6M instructions of their own, against 26.9M so.
     fn across(&self, r: usize, erode: bool, out: &mut Bits) {
         let op = |a: u64, b: u64| if erode { a & b } else { a | b };
         let outside: u64 = if erode { !0 } else { 0 };
@@ -200,61 +207,74 @@ impl Bits {
         if stride == 0 {
             return;
         }
-        let mut padded = vec![0u64; (self.w + 2 * r).div_ceil(64) + 1];
-        let (words, bits) = (r / 64, (r % 64) as u32);
-        for (row, out_row) in self
+        let pad = r / 64 + 1;
+        let step = stride + pad;
+        // Row y starts at word pad + y step.
+        let mut line = vec![outside; pad + self.h * step];
+        for (row, at) in self
             .words
             .chunks_exact(stride)
-            .zip(out.words.chunks_exact_mut(stride))
+            .zip(line[pad..].chunks_mut(step))
         {
-            // The row's words, its padding as the outside.
-            let word = |i: usize| -> u64 {
-                match row.get(i) {
-                    None => outside,
-                    Some(&v) if i + 1 == stride && tail != 0 => {
-                        v | (outside & !((1u64 << tail) - 1))
-                    }
-                    Some(&v) => v,
+            at[..stride].copy_from_slice(row);
+            if tail != 0 {
+                at[stride - 1] |= outside & !((1u64 << tail) - 1);
+            }
+        }
+        // Each word taken with what lies k pixels above it, as far as the line reaches.
+        let widen = |a: &mut [u64], k: usize| {
+            let (kw, kb) = (k / 64, (k % 64) as u32);
+            let reach = a.len() - kw - 1;
+            if kb == 0 {
+                for j in 0..reach {
+                    a[j] = op(a[j], a[j + kw]);
                 }
-            };
-            for (j, p) in padded.iter_mut().enumerate() {
-                let at = |d: usize| j.checked_sub(words + d).map_or(outside, word);
-                *p = if bits == 0 {
-                    at(0)
+            } else {
+                for j in 0..reach {
+                    a[j] = op(a[j], (a[j + kw] >> kb) | (a[j + kw + 1] << (64 - kb)));
+                }
+            }
+        };
+        let (n, mut len) = (2 * r + 1, 1);
+        while len * 2 <= n {
+            widen(&mut line, len);
+            len *= 2;
+        }
+        if len < n {
+            widen(&mut line, n - len);
+        }
+        // Pixel x of row y has its window from bit 64 (pad + y step) + x - r.
+        let from = 64 * pad - r;
+        let (fw, fb) = (from / 64, (from % 64) as u32);
+        for (y, out_row) in out.words.chunks_exact_mut(stride).enumerate() {
+            let at = &line[y * step + fw..];
+            for (i, o) in out_row.iter_mut().enumerate() {
+                *o = if fb == 0 {
+                    at[i]
                 } else {
-                    (at(0) << bits) | (at(1) >> (64 - bits))
+                    (at[i] >> fb) | (at[i + 1] << (64 - fb))
                 };
             }
-            // Each word taken with what lies k pixels above it (the outside past the end).
-            let widen = |a: &mut [u64], k: usize| {
-                let (kw, kb) = (k / 64, (k % 64) as u32);
-                for j in 0..a.len() {
-                    let at = |d: usize| a.get(j + kw + d).copied().unwrap_or(outside);
-                    let above = if kb == 0 {
-                        at(0)
-                    } else {
-                        (at(0) >> kb) | (at(1) << (64 - kb))
-                    };
-                    a[j] = op(a[j], above);
-                }
-            };
-            let (n, mut len) = (2 * r + 1, 1);
-            while len * 2 <= n {
-                widen(&mut padded, len);
-                len *= 2;
-            }
-            if len < n {
-                widen(&mut padded, n - len);
-            }
-            out_row.copy_from_slice(&padded[..stride]);
         }
     }
 }
 
-/// Sets bits a..b of `words`.
+/// Sets bits a..b of `words` (those it has), a word at a time: the bits from a's on in its
+/// word, the whole words between, the bits below b's in its word.
 fn set_range(words: &mut [u64], a: usize, b: usize) {
-    for x in a..b.min(words.len() * 64) {
-        words[x / 64] |= 1 << (x % 64);
+    let b = b.min(words.len() * 64);
+    if a >= b {
+        return;
+    }
+    let (first, last) = (a / 64, (b - 1) / 64);
+    let from = !0u64 << (a % 64);
+    let to = !0u64 >> (63 - (b - 1) % 64);
+    if first == last {
+        words[first] |= from & to;
+    } else {
+        words[first] |= from;
+        words[first + 1..last].fill(!0);
+        words[last] |= to;
     }
 }
 
