@@ -3,50 +3,102 @@
 
 /// `set` and every pixel that lies between two set pixels at most `gap` steps apart along a
 /// row, a column or a diagonal.
+///
+/// Along each direction, each pixel's steps from the nearest set pixel before it (`back`) and
+/// after it (`ahead`) are counted in one pass each, the rows taken in an order that has a
+/// pixel's neighbour along the direction counted before it. Down a column or a diagonal, a
+/// row's steps are its neighbour row's moved by a place and one more (which vectorises);
+/// along a row, each pixel's follow the last one's. (Asking for each pixel, through its
+/// position along the direction, whether its neighbour lay on the crop, the bands of five
+/// reads of a board of veiled tiles, second s1-4, took 58.5M instructions, against 24.2M
+/// so.)
 pub(super) fn sandwiched(set: &[bool], n: usize, gap: u32) -> Vec<bool> {
     let mut out = set.to_vec();
     let far = u32::MAX / 4;
-    // Steps from the nearest set pixel before (`back`) and after (`ahead`) along a direction.
     let (mut back, mut ahead) = (vec![far; n * n], vec![far; n * n]);
-    let side = 0..n as i32;
-    for (dx, dy) in [(1i32, 0i32), (0, 1), (1, 1), (1, -1)] {
-        // The pixel `k` steps along the direction from (x, y), if on the crop.
-        let along = |x: usize, y: usize, k: i32| {
-            let (px, py) = (x as i32 + k * dx, y as i32 + k * dy);
-            (side.contains(&px) && side.contains(&py)).then(|| py as usize * n + px as usize)
+    // (steps across, steps down): right, down, down-right, up-right.
+    for (dx, dy) in [(1usize, 0isize), (0, 1), (1, 1), (1, -1)] {
+        let order: Vec<usize> = if dy < 0 {
+            (0..n).rev().collect()
+        } else {
+            (0..n).collect()
         };
-        // Row order such that a pixel's predecessor is done before it (for dy = -1 it lies in
-        // the row below); successors in the reverse order.
-        let row = |i: usize| if dy < 0 { n - 1 - i } else { i };
-        for i in 0..n {
-            let y = row(i);
-            for x in 0..n {
-                let p = y * n + x;
-                back[p] = if set[p] {
-                    0
-                } else {
-                    along(x, y, -1).map_or(far, |q| back[q] + 1)
-                };
-            }
+        for &y in &order {
+            steps_on_row(&mut back, set, (n, y), (-(dx as isize), -dy), far);
         }
-        for i in (0..n).rev() {
-            let y = row(i);
-            for x in (0..n).rev() {
-                let p = y * n + x;
-                ahead[p] = if set[p] {
-                    0
-                } else {
-                    along(x, y, 1).map_or(far, |q| ahead[q] + 1)
-                };
-            }
+        for &y in order.iter().rev() {
+            steps_on_row(&mut ahead, set, (n, y), (dx as isize, dy), far);
         }
-        for p in 0..n * n {
-            if back[p] + ahead[p] <= gap {
-                out[p] = true;
-            }
+        for ((o, &b), &a) in out.iter_mut().zip(&back).zip(&ahead) {
+            *o |= b + a <= gap;
         }
     }
     out
+}
+
+/// Row y's steps from the nearest set pixel along a direction, with each pixel's neighbour
+/// along it (`dx` places across and `dy` rows down from it) counted already: 0 on a set pixel,
+/// else the neighbour's and one, or `far` where the neighbour is off the crop.
+fn steps_on_row(
+    steps: &mut [u32],
+    set: &[bool],
+    (n, y): (usize, usize),
+    (dx, dy): (isize, isize),
+    far: u32,
+) {
+    let set_row = &set[y * n..(y + 1) * n];
+    let one = |on: bool, s: u32| if on { 0 } else { s + 1 };
+    let edge = |on: bool| if on { 0 } else { far };
+    let Some(r) = y.checked_add_signed(dy).filter(|&r| r < n) else {
+        for (s, &on) in steps[y * n..(y + 1) * n].iter_mut().zip(set_row) {
+            *s = edge(on);
+        }
+        return;
+    };
+    let k = dx.unsigned_abs().min(n);
+    if r == y {
+        // Along the row: each pixel after its neighbour, in the order that has it first.
+        let row = &mut steps[y * n..(y + 1) * n];
+        if dx < 0 {
+            for x in 0..n {
+                row[x] = if x >= k {
+                    one(set_row[x], row[x - k])
+                } else {
+                    edge(set_row[x])
+                };
+            }
+        } else {
+            for x in (0..n).rev() {
+                row[x] = if x + k < n {
+                    one(set_row[x], row[x + k])
+                } else {
+                    edge(set_row[x])
+                };
+            }
+        }
+        return;
+    }
+    let (from, row) = if r < y {
+        let (a, b) = steps.split_at_mut(y * n);
+        (&a[r * n..(r + 1) * n], &mut b[..n])
+    } else {
+        let (a, b) = steps.split_at_mut(r * n);
+        (&b[..n], &mut a[y * n..(y + 1) * n])
+    };
+    // The neighbour row moved k places: pixel x takes its x - k (left) or x + k (right).
+    let (take, none) = if dx < 0 {
+        (k..n, 0..k)
+    } else {
+        (0..n - k, n - k..n)
+    };
+    let shift = |x: usize| if dx < 0 { x - k } else { x + k };
+    let from = &from[shift(take.start)..][..take.len()];
+    for ((s, &on), &f) in row[take.clone()].iter_mut().zip(&set_row[take]).zip(from) {
+        *s = one(on, f);
+    }
+    for (s, &on) in row[none.clone()].iter_mut().zip(&set_row[none]) {
+        *s = edge(on);
+    }
 }
 
 /// One step of erosion (`erode`: a pixel stays when it and its four neighbours are set) or
@@ -100,6 +152,48 @@ pub(super) fn open_twice(mask: &[bool], n: usize) -> Vec<bool> {
 mod tests {
     use super::*;
     use scramblebot_core::sample::Rng;
+
+    /// A pixel is sandwiched when it is set, or when set pixels lie before and after it
+    /// along a row, a column or a diagonal, at most `gap` steps apart in all: on random masks
+    /// of every density, sizes from 1 up, gaps from 0 up.
+    #[test]
+    fn a_sandwiched_pixel_lies_between_set_pixels_near_enough() {
+        let mut rng = Rng::new(0x7361_6e64_7769_6368);
+        for case in 0..400 {
+            let n = 1 + rng.below(20);
+            let density = rng.below(101);
+            let gap = rng.below(12) as u32;
+            let mask: Vec<bool> = (0..n * n).map(|_| rng.below(100) < density).collect();
+            let set = |x: i64, y: i64| {
+                (0..n as i64).contains(&x)
+                    && (0..n as i64).contains(&y)
+                    && mask[y as usize * n + x as usize]
+            };
+            let want: Vec<bool> = (0..n * n)
+                .map(|p| {
+                    let (x, y) = ((p % n) as i64, (p / n) as i64);
+                    // The nearest set pixel k steps along (dx, dy), k from 1 to the gap.
+                    let nearest = |dx: i64, dy: i64| {
+                        (1..=i64::from(gap)).find(|&k| set(x + k * dx, y + k * dy))
+                    };
+                    mask[p]
+                        || [(1, 0), (0, 1), (1, 1), (1, -1)]
+                            .into_iter()
+                            .any(|(dx, dy)| {
+                                matches!(
+                                    (nearest(-dx, -dy), nearest(dx, dy)),
+                                    (Some(a), Some(b)) if a + b <= i64::from(gap)
+                                )
+                            })
+                })
+                .collect();
+            assert_eq!(
+                sandwiched(&mask, n, gap),
+                want,
+                "case {case}: n {n}, gap {gap}"
+            );
+        }
+    }
 
     /// One step of erosion or dilation is its definition, pixel by pixel, on random masks of
     /// every density and sizes from 1 (where there are no neighbours) up.
