@@ -153,6 +153,13 @@ mod tests {
     use super::*;
     use scramblebot_core::sample::Rng;
 
+    /// A random n x n mask, n from 1 to `most`, of a random density (0-100%).
+    fn random_mask(rng: &mut Rng, most: usize) -> (usize, Vec<bool>) {
+        let n = 1 + rng.below(most);
+        let density = rng.below(101);
+        (n, (0..n * n).map(|_| rng.below(100) < density).collect())
+    }
+
     /// A pixel is sandwiched when it is set, or when set pixels lie before and after it
     /// along a row, a column or a diagonal, at most `gap` steps apart in all: on random masks
     /// of every density, sizes from 1 up, gaps from 0 up.
@@ -160,10 +167,8 @@ mod tests {
     fn a_sandwiched_pixel_lies_between_set_pixels_near_enough() {
         let mut rng = Rng::new(0x7361_6e64_7769_6368);
         for case in 0..400 {
-            let n = 1 + rng.below(20);
-            let density = rng.below(101);
             let gap = rng.below(12) as u32;
-            let mask: Vec<bool> = (0..n * n).map(|_| rng.below(100) < density).collect();
+            let (n, mask) = random_mask(&mut rng, 20);
             let set = |x: i64, y: i64| {
                 (0..n as i64).contains(&x)
                     && (0..n as i64).contains(&y)
@@ -201,9 +206,7 @@ mod tests {
     fn a_step_of_morphology_is_its_definition() {
         let mut rng = Rng::new(0x6d6f_7270_6800_0001);
         for _ in 0..400 {
-            let n = 1 + rng.below(24);
-            let density = rng.below(101);
-            let mask: Vec<bool> = (0..n * n).map(|_| rng.below(100) < density).collect();
+            let (n, mask) = random_mask(&mut rng, 24);
             for erode in [true, false] {
                 let want: Vec<bool> = (0..n * n)
                     .map(|p| {
