@@ -63,6 +63,8 @@ pub struct Runs {
     /// 1 when runs touch by corners too: a run of the row above then touches one that begins
     /// a pixel after it ends, or ends a pixel before it begins.
     reach: u32,
+    /// The row being scanned, a byte a pixel: 1 where it is set.
+    line: Vec<u8>,
 }
 
 impl Runs {
@@ -200,23 +202,46 @@ pub fn regions(
     runs: &mut Runs,
 ) -> Vec<Region> {
     runs.start(touch);
+    // A row is asked of `set` whole first, every pixel alike (which vectorises where `set`
+    // is a look-up or a comparison), then its stretches are found eight pixels at a time.
+    let mut line = std::mem::take(&mut runs.line);
+    line.clear();
+    line.resize(w, 0);
     for y in 0..h {
         runs.next_row();
         let row = y * w;
+        for (x, b) in line.iter_mut().enumerate() {
+            *b = u8::from(set(row + x));
+        }
         let mut x = 0;
-        while x < w {
-            if !set(row + x) {
-                x += 1;
-                continue;
-            }
-            let x0 = x;
-            while x < w && set(row + x) {
-                x += 1;
-            }
+        while let Some(x0) = next_with(&line, x, 1) {
+            x = next_with(&line, x0, 0).unwrap_or(w);
             runs.push(y as u32, x0 as u32, x as u32);
         }
     }
+    runs.line = line;
     runs.finish(w, h)
+}
+
+/// The first place from `from` on where `line` (of 0s and 1s) holds `v`.
+fn next_with(line: &[u8], from: usize, v: u8) -> Option<usize> {
+    // Eight bytes at a time: a word's bytes that differ from `v`'s are its zero bytes once
+    // `v`'s word is flipped in, so the first byte holding `v` is its first zero byte.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let unlike = if v == 0 { ONES } else { 0 };
+    let rest = line.get(from..)?;
+    let mut words = rest.chunks_exact(8);
+    for (k, word) in (&mut words).enumerate() {
+        let bytes = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ unlike;
+        // Bytes of 0 or 1: a byte holding `v` is now 1, every other 0.
+        if bytes != 0 {
+            return Some(from + k * 8 + bytes.trailing_zeros() as usize / 8);
+        }
+    }
+    let tail = rest.len() - words.remainder().len();
+    (words.remainder().iter())
+        .position(|&b| b == v)
+        .map(|i| from + tail + i)
 }
 
 #[cfg(test)]
