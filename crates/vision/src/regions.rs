@@ -225,15 +225,14 @@ pub fn regions(
 
 /// The first place from `from` on where `line` (of 0s and 1s) holds `v`.
 fn next_with(line: &[u8], from: usize, v: u8) -> Option<usize> {
-    // Eight bytes at a time: a word's bytes that differ from `v`'s are its zero bytes once
-    // `v`'s word is flipped in, so the first byte holding `v` is its first zero byte.
+    // Eight bytes at a time, each turned over first when `v` is 0: the bytes holding `v`
+    // are then a word's nonzero ones, the first of them at its trailing zeros over eight.
     const ONES: u64 = 0x0101_0101_0101_0101;
     let unlike = if v == 0 { ONES } else { 0 };
     let rest = line.get(from..)?;
     let mut words = rest.chunks_exact(8);
     for (k, word) in (&mut words).enumerate() {
         let bytes = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ unlike;
-        // Bytes of 0 or 1: a byte holding `v` is now 1, every other 0.
         if bytes != 0 {
             return Some(from + k * 8 + bytes.trailing_zeros() as usize / 8);
         }
