@@ -360,6 +360,9 @@ pub(super) struct Hidden {
     /// The glyph's own sums in the correlation (`weighted_correlation`), taken once: of the
     /// weights, of `weighted` and of `weighted` times the ink, in the cells' order.
     own: [f32; 3],
+    /// 1 for each profile known, 0 for the others: the known profiles' differences in
+    /// eight lanes (`Features::bound`).
+    known_mask: [f32; 4 * FINE],
 }
 
 impl Hidden {
@@ -380,6 +383,7 @@ impl Hidden {
                 .collect(),
             weighted,
             own,
+            known_mask: known.map(f32::from),
         }
     }
 }
@@ -522,10 +526,24 @@ impl Features {
     /// their difference's squared length plus each one's `slack`; a difference is no shorter
     /// than its sums over blocks (each block's sum over its side, the difference projected
     /// on the block's cells), and the profiles differ in sum by no more than one by one.
+    /// For a partly hidden glyph, the known profiles' term as the distance has it, and the
+    /// cells' term at its least (a correlation is at most one): the aspect and counters alone
+    /// let a veiled glyph's distance be taken to a third of the references, and its profiles'
+    /// term, cheaper than the correlation, is most of what sets letters apart.
     /// Less `ROUNDING`, so that it stays below the distance as the floats come out.
     pub fn bound(&self, other: &Features) -> f32 {
-        if self.hidden.is_some() {
-            return self.lower_bound(other);
+        if let Some(h) = &self.hidden {
+            let mut lane = [0f32; 8];
+            for ((a, b), m) in (self.profiles.chunks_exact(8))
+                .zip(other.profiles.chunks_exact(8))
+                .zip(h.known_mask.chunks_exact(8))
+            {
+                for k in 0..8 {
+                    lane[k] += (a[k] - b[k]).abs() * m[k];
+                }
+            }
+            let dp = lane.iter().sum::<f32>() / h.known.len().max(1) as f32;
+            return PROFILE_WEIGHT * dp + self.lower_bound(other) - ROUNDING;
         }
         let (a, b) = (&self.outline, &other.outline);
         let apart = lanes(&a.blocks, &b.blocks, |d| d * d);
@@ -599,6 +617,22 @@ impl Features {
             + PROFILE_WEIGHT * dp
             + HOLE_WEIGHT * self.hole_gap(other)
     }
+}
+
+/// The features of `ink` with the rows within `half` of row `at` hidden, as a line drawn
+/// across it hides them: their ink taken off.
+#[cfg(test)]
+pub(crate) fn under_band(ink: &Ink, at: usize, half: usize) -> Option<Features> {
+    let band: Vec<bool> = (0..ink.v.len())
+        .map(|i| (i / ink.w).abs_diff(at) <= half)
+        .collect();
+    let mut cut = ink.clone();
+    for (v, &b) in cut.v.iter_mut().zip(&band) {
+        if b {
+            *v = 0.0;
+        }
+    }
+    Features::partly_hidden(&cut, Some(&band))
 }
 
 #[cfg(test)]
@@ -703,17 +737,7 @@ mod tests {
             for ink in [plain, thick] {
                 out.extend(Features::of(&ink));
                 let (_, y0, _, y1) = ink.ink_box().expect("ink");
-                let middle = (y0 + y1) / 2;
-                let band: Vec<bool> = (0..ink.v.len())
-                    .map(|i| (i / ink.w).abs_diff(middle) <= 2)
-                    .collect();
-                let mut cut = ink.clone();
-                for (v, &b) in cut.v.iter_mut().zip(&band) {
-                    if b {
-                        *v = 0.0;
-                    }
-                }
-                out.extend(Features::partly_hidden(&cut, Some(&band)));
+                out.extend(under_band(&ink, (y0 + y1) / 2, 2));
             }
         }
         assert!(out.iter().any(|f| f.hidden.is_some()), "some glyphs hidden");

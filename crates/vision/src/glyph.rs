@@ -867,6 +867,30 @@ mod tests {
     use super::*;
     use scramblebot_core::sample::Rng;
 
+    /// A partly hidden glyph's bound is below its distance to every built-in reference: for
+    /// letters of a face the references are not drawn from, under a line across their top,
+    /// middle and foot (their cells' correlation taken as at most one, as the bound takes it).
+    #[test]
+    fn a_hidden_glyphs_bound_is_below_its_distance_to_every_reference() {
+        let font = FontRef::try_from_slice(include_bytes!("fonts/JetBrainsMono-Bold.ttf"))
+            .expect("the built-in face");
+        let mut checked = 0;
+        for c in "AEJMQSWZ".chars() {
+            let ink = render(&font, &c.to_string(), 40.0);
+            let (_, y0, _, y1) = ink.ink_box().expect("ink");
+            for at in [y0 + 2, (y0 + y1) / 2, y1 - 3] {
+                let glyph = crate::features::under_band(&ink, at, 3).expect("ink left");
+                assert!(glyph.hidden.is_some(), "{c} hidden at {at}");
+                for r in BUILT_IN.iter() {
+                    let (bound, d) = (glyph.bound(&r.features), glyph.distance(&r.features));
+                    assert!(bound <= d, "{c} at {at}: bound {bound} > distance {d}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked} pairs");
+    }
+
     /// The box pass is, to the bit, each pixel's in-map neighbours added from 0 in reading
     /// order and divided by 9: on maps of every shape from 1x1 (edges only, thin rows and
     /// columns) to 40x40, with values of coverage (0 to 1, many at 0 or 1, as drawn ink is).
