@@ -206,27 +206,7 @@ fn floor_quotient(d: u64, most: u64) -> impl Fn(u64) -> u8 {
 /// same size; empty without), from one pass over the screen.
 fn shrink(img: &RgbaImage, colours: bool) -> (Shrunk, Vec<[u8; 3]>) {
     let f = shrunk_size(img).0;
-    // A block's sums in 16 bits while they fit (blocks up to 16 pixels a side: screens up to
-    // 6,119 pixels wide), which halves what is added and moved.
-    if f * f * 255 <= usize::from(u16::MAX) {
-        shrink_in::<u16>(img, colours)
-    } else {
-        shrink_in::<u32>(img, colours)
-    }
-}
-
-/// `shrink`, a block's sums taken in `T`.
-fn shrink_in<T>(img: &RgbaImage, colours: bool) -> (Shrunk, Vec<[u8; 3]>)
-where
-    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign + std::ops::Add<Output = T>,
-{
-    let size @ (f, w, h) = shrunk_size(img);
-    let mut luma = vec![0u8; w * h];
-    let mut rgb = vec![[0u8; 3]; if colours { w * h } else { 0 }];
     let area = (f * f) as u64;
-    // Rec. 601 luma in thousandths. (No screen is so wide that these overflow: a block's sums
-    // would first, past a million pixels across.)
-    let luma_of = floor_quotient(1000 * area, 255_000 * area);
     // A channel's mean by table, for every sum a block's channel can have: 255 f^2 + 1
     // entries, fewer than the screen's pixels (at least 360 f x 16 f).
     let means: Vec<u8> = if colours {
@@ -236,15 +216,43 @@ where
     } else {
         Vec::new()
     };
-    block_sums::<T>(img, size, |y, sums| {
-        for (l, sum) in luma[y * w..(y + 1) * w].iter_mut().zip(sums) {
-            let [r, g, b] = [sum[0], sum[1], sum[2]].map(|v| u64::from(v.into()));
-            *l = luma_of(299 * r + 587 * g + 114 * b);
-        }
+    // A block's sums in 16 bits while they fit (blocks up to 16 pixels a side: screens up to
+    // 6,119 pixels wide), which halves what is added and moved. The table is then padded to
+    // every 16-bit sum, so that a sum indexes it without a check: with that, and the rows
+    // written from empty rather than into zeros, a shrink takes an eighth fewer instructions.
+    if f * f * 255 <= usize::from(u16::MAX) {
+        let mut padded = vec![0u8; 1 << 16];
+        padded[..means.len()].copy_from_slice(&means);
+        let padded: Box<[u8; 1 << 16]> = padded
+            .into_boxed_slice()
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("a table of 2^16 entries"));
+        shrink_in::<u16>(img, colours, |v| padded[usize::from(v)])
+    } else {
+        shrink_in::<u32>(img, colours, |v| means[v as usize])
+    }
+}
+
+/// `shrink`, a block's sums taken in `T`, a channel's mean by `mean`.
+fn shrink_in<T>(img: &RgbaImage, colours: bool, mean: impl Fn(T) -> u8) -> (Shrunk, Vec<[u8; 3]>)
+where
+    T: Copy + Default + From<u8> + Into<u32> + std::ops::AddAssign + std::ops::Add<Output = T>,
+{
+    let size @ (f, w, h) = shrunk_size(img);
+    // Written row by row, in order, from empty.
+    let mut luma = Vec::with_capacity(w * h);
+    let mut rgb = Vec::with_capacity(if colours { w * h } else { 0 });
+    let area = (f * f) as u64;
+    // Rec. 601 luma in thousandths. (No screen is so wide that these overflow: a block's sums
+    // would first, past a million pixels across.)
+    let luma_of = floor_quotient(1000 * area, 255_000 * area);
+    block_sums::<T>(img, size, |_, sums| {
+        luma.extend(sums.iter().map(|sum| {
+            let [r, g, b] = [0, 1, 2].map(|c| u64::from(sum[c].into()));
+            luma_of(299 * r + 587 * g + 114 * b)
+        }));
         if colours {
-            for (c, sum) in rgb[y * w..(y + 1) * w].iter_mut().zip(sums) {
-                *c = [sum[0], sum[1], sum[2]].map(|v| means[v.into() as usize]);
-            }
+            rgb.extend(sums.iter().map(|sum| [0, 1, 2].map(|c| mean(sum[c]))));
         }
     });
     let s = Shrunk {
