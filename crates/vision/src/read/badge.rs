@@ -99,12 +99,9 @@ pub(super) fn far(p: [f32; 3], q: [f32; 3]) -> bool {
     (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f32>() > FAR_COLOUR * FAR_COLOUR
 }
 
-/// The face's colour (the median of the cells of the most common lightness, every other cell
-/// each way) and the colour around the tile: the gap beside the middle of each of its sides
-/// (badges sit at corners), where the gap is wide enough to show; else the crop's border.
-/// (The border alone can be the neighbours' faces, and a badge sticking out into the gap
-/// would then join the gap into one region.)
-fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
+/// The face's colour: the median of the cells of the most common lightness, every other cell
+/// each way.
+fn face_colour(b: &BadgeCrop) -> [f32; 3] {
     let (crop, n) = (&b.crop, b.crop.n);
     let common = face_luma(crop);
     // Every other cell each way, as for the gap below: the face covers most of the crop
@@ -117,7 +114,15 @@ fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
     if common_px.is_empty() {
         common_px = (0..n * n).filter(of_face).map(|p| crop.rgb[p]).collect();
     }
-    let face = median_colour(common_px);
+    median_colour(common_px)
+}
+
+/// The colour around the tile of face colour `face`: the gap beside the middle of each of its
+/// sides (badges sit at corners), where the gap is wide enough to show; else the crop's
+/// border. (The border alone can be the neighbours' faces, and a badge sticking out into the
+/// gap would then join the gap into one region.)
+fn around_colour(b: &BadgeCrop, face: [f32; 3]) -> [f32; 3] {
+    let (crop, n) = (&b.crop, b.crop.n);
     let (nf, half) = (b.nf, b.half);
     let beside = b.span(-half * BESIDE_MIDDLE, half * BESIDE_MIDDLE);
     // One cell past the tile's edge, its antialiased rim.
@@ -137,21 +142,42 @@ fn face_and_around(b: &BadgeCrop) -> ([f32; 3], [f32; 3]) {
             }
         }
     }
-    let around = if gap.len() >= n / MIN_GAP_SAMPLES {
+    if gap.len() >= n / MIN_GAP_SAMPLES {
         median_colour(gap)
     } else {
         // The crop's border (its order is no matter to a median).
         let rows = [0, n - 1].map(|y| &crop.rgb[y * n..(y + 1) * n]);
         let sides = (1..n - 1).flat_map(|y| [crop.rgb[y * n], crop.rgb[y * n + n - 1]]);
         median_colour(rows.concat().into_iter().chain(sides).collect())
-    };
-    (face, around)
+    }
 }
 
 /// The fewest pixels a badge's region has on a crop `nf` cells a side: `BADGE_FILL` of the
 /// smallest box it may have.
 fn smallest_badge(nf: f32) -> f32 {
     BADGE_FILL * (nf * BADGE_MIN_W) * (nf * BADGE_MIN_H)
+}
+
+/// The crop's vivid cells of a colour unlike the face's, `face` (without branches, every
+/// cell alike, which vectorises).
+fn vivid_unlike(crop: &Crop, face: [f32; 3]) -> Vec<bool> {
+    (crop.rgb.iter())
+        .map(|&c| (chroma(c) > VIVID) & far(c, face))
+        .collect()
+}
+
+/// How many of `mask`'s cells are set (as a sum, which vectorises where counting them did
+/// not).
+fn cells_set(mask: &[bool]) -> f32 {
+    mask.iter().map(|&m| u32::from(m)).sum::<u32>() as f32
+}
+
+/// Whether a crop `nf` cells a side whose vivid cells unlike the face are `vivid` is sure to
+/// hold no badge: either way `find_badge` looks, its mask is such cells, more of them than
+/// the smallest badge has. Told before the colour around the tile is (a tile of a vivid
+/// colour has few cells unlike its own).
+fn too_few_for_a_badge(vivid: &[bool], nf: f32) -> bool {
+    cells_set(vivid) <= smallest_badge(nf)
 }
 
 /// A badge found on a crop, and the crop's labels (the badge's region among them).
@@ -166,13 +192,9 @@ struct FoundBadge {
 /// colour, which the face around it sets apart, and then its centre must lie on the tile (a
 /// neighbour's corner in the crop's corner is no badge). Eroded once, which cuts the thin
 /// antialiased rim of the tile (a blend of the two, often vivid too).
-fn find_badge(b: &BadgeCrop, face: [f32; 3], around: [f32; 3]) -> Option<FoundBadge> {
+fn find_badge(b: &BadgeCrop, vivid: &[bool], around: [f32; 3]) -> Option<FoundBadge> {
     let (n, nf, half, mid) = (b.crop.n, b.nf, b.half, b.mid);
-    // Without branches, every cell alike (which vectorises).
-    let vivid: Vec<bool> = (b.crop.rgb.iter())
-        .map(|&c| (chroma(c) > VIVID) & far(c, face))
-        .collect();
-    let unlike_around: Vec<bool> = (b.crop.rgb.iter().zip(&vivid))
+    let unlike_around: Vec<bool> = (b.crop.rgb.iter().zip(vivid))
         .map(|(&c, &v)| v & far(c, around))
         .collect();
     let (mut labels, mut runs) = (Vec::new(), Runs::default());
@@ -180,7 +202,7 @@ fn find_badge(b: &BadgeCrop, face: [f32; 3], around: [f32; 3]) -> Option<FoundBa
         // A region passes with more cells than `BADGE_FILL` of a box larger than the
         // smallest badge's, and the erosion only takes cells away: a mask of no more cells
         // than that has none to find.
-        if mask.iter().filter(|&&m| m).count() as f32 <= smallest_badge(nf) {
+        if cells_set(mask) <= smallest_badge(nf) {
             return None;
         }
         let mask = morph(mask, n, true);
@@ -219,7 +241,7 @@ fn find_badge(b: &BadgeCrop, face: [f32; 3], around: [f32; 3]) -> Option<FoundBa
             if (gap_coloured as f32) < smallest_badge(nf) / 2.0 {
                 return None;
             }
-            find(&vivid, false)?
+            find(vivid, false)?
         }
     };
     Some(FoundBadge { region, labels })
@@ -334,8 +356,12 @@ pub fn tile_badge(
     if vivid.take(need).count() < need {
         return None;
     }
-    let (face, around) = face_and_around(&b);
-    let found = find_badge(&b, face, around)?;
+    let face = face_colour(&b);
+    let vivid = vivid_unlike(&b.crop, face);
+    if too_few_for_a_badge(&vivid, b.nf) {
+        return None;
+    }
+    let found = find_badge(&b, &vivid, around_colour(&b, face))?;
     let (text, bw, bh) = badge_text(&b.crop, &found);
     let (text_labels, parts) = badge_letters(&text, bw, bh)?;
     let read = |(id, columns): &(u32, std::ops::Range<usize>), allowed: &[u8]| -> Option<u8> {
@@ -362,5 +388,45 @@ pub fn tile_badge(
         (T, L) => Some(Bonus::TL),
         (D, W) => Some(Bonus::DW),
         _ => Some(Bonus::TW),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::rounded;
+    use image::Rgba;
+
+    /// Every badge `find_badge` finds passes `too_few_for_a_badge`, which `tile_badge` asks
+    /// first: on a cream tile on grey with an orange rectangle in its corner, of every size
+    /// from well under the smallest badge to several times it; and the test leaves some crops
+    /// before `find_badge`.
+    #[test]
+    fn every_badge_find_badge_finds_has_enough_vivid_cells() {
+        let (tile, c) = (200.0, (120.0, 120.0));
+        let (mut left, mut found) = (0, 0);
+        for w in (4..=40).step_by(2) {
+            for h in (4..=30).step_by(2) {
+                let mut img = RgbaImage::from_pixel(240, 240, Rgba([90, 90, 90, 255]));
+                let face = Rgba([230, 230, 150, 255]);
+                rounded(&mut img, 20.0, 20.0, 220.0, 220.0, 12.0, face);
+                let (x0, y0) = (30.0, 30.0);
+                let (x1, y1) = (x0 + w as f32 * 1.5, y0 + h as f32 * 1.5);
+                rounded(&mut img, x0, y0, x1, y1, 0.0, Rgba([220, 110, 30, 255]));
+                let b = BadgeCrop::new(&img, c, tile);
+                let face = face_colour(&b);
+                let vivid = vivid_unlike(&b.crop, face);
+                let few = too_few_for_a_badge(&vivid, b.nf);
+                if find_badge(&b, &vivid, around_colour(&b, face)).is_some() {
+                    assert!(!few, "{w} x {h}: a badge, yet left for too few vivid cells");
+                    found += 1;
+                }
+                left += usize::from(few);
+            }
+        }
+        assert!(
+            left > 10 && found > 10,
+            "{left} crops left, {found} badges found"
+        );
     }
 }
