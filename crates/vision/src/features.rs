@@ -527,9 +527,9 @@ impl Features {
     /// than its sums over blocks (each block's sum over its side, the difference projected
     /// on the block's cells), and the profiles differ in sum by no more than one by one.
     /// For a partly hidden glyph, the known profiles' term as the distance has it, and the
-    /// cells' term at its least (a correlation is at most one): the aspect and counters alone
-    /// let a veiled glyph's distance be taken to a third of the references, and its profiles'
-    /// term, cheaper than the correlation, is most of what sets letters apart.
+    /// cells' term at its least (a correlation is at most one). The aspect and counters alone
+    /// let a third of the references through on boards with veiled glyphs, each then costing
+    /// the correlation; the profiles' term is cheaper, and sets most letters apart.
     /// Less `ROUNDING`, so that it stays below the distance as the floats come out.
     pub fn bound(&self, other: &Features) -> f32 {
         if let Some(h) = &self.hidden {

@@ -104,8 +104,8 @@ pub(super) fn far(p: [f32; 3], q: [f32; 3]) -> bool {
 fn face_colour(b: &BadgeCrop) -> [f32; 3] {
     let (crop, n) = (&b.crop, b.crop.n);
     let common = face_luma(crop);
-    // Every other cell each way, as for the gap below: the face covers most of the crop
-    // (all of them, should none of those be the face's: the median needs one).
+    // Every other cell each way, as for the gap (`around_colour`): the face covers most of
+    // the crop (all of them, should none of those be the face's: the median needs one).
     let of_face = |&p: &usize| (crop.luma[p] - common).abs() <= COMMON_TOLERANCE;
     let sampled = (0..n)
         .step_by(2)
