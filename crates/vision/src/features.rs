@@ -528,8 +528,8 @@ impl Features {
     /// on the block's cells), and the profiles differ in sum by no more than one by one.
     /// For a partly hidden glyph, the known profiles' term as the distance has it, and the
     /// cells' term at its least (a correlation is at most one). The aspect and counters alone
-    /// let a third of the references through on boards with veiled glyphs, each then costing
-    /// the correlation; the profiles' term is cheaper, and sets most letters apart.
+    /// let through about ten thousand references in a read each of two boards with veiled
+    /// glyphs, each then costing the correlation; with the profiles' term, about half.
     /// Less `ROUNDING`, so that it stays below the distance as the floats come out.
     pub fn bound(&self, other: &Features) -> f32 {
         if let Some(h) = &self.hidden {
