@@ -321,13 +321,15 @@ impl Outline {
     }
 }
 
-/// The sum of `f` of the differences of `a` and `b` (as long, a multiple of 8), added in
-/// eight lanes (which vectorises): in another order than one by one, off by rounding.
-fn lanes(a: &[f32], b: &[f32], f: impl Fn(f32) -> f32) -> f32 {
+/// The sum over places of `term` of the `rows`' values there (all as long, a multiple of 8),
+/// added in eight lanes (which vectorises): in another order than one by one, off by
+/// rounding.
+fn lanes<const K: usize>(rows: [&[f32]; K], term: impl Fn([f32; K]) -> f32) -> f32 {
     let mut lane = [0f32; 8];
-    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
-        for k in 0..8 {
-            lane[k] += f(x[k] - y[k]);
+    for at in (0..rows[0].len()).step_by(8) {
+        let eight = rows.map(|r| &r[at..at + 8]);
+        for (k, sum) in lane.iter_mut().enumerate() {
+            *sum += term(eight.map(|r| r[k]));
         }
     }
     lane.iter().sum()
@@ -533,21 +535,13 @@ impl Features {
     /// Less `ROUNDING`, so that it stays below the distance as the floats come out.
     pub fn bound(&self, other: &Features) -> f32 {
         if let Some(h) = &self.hidden {
-            let mut lane = [0f32; 8];
-            for ((a, b), m) in (self.profiles.chunks_exact(8))
-                .zip(other.profiles.chunks_exact(8))
-                .zip(h.known_mask.chunks_exact(8))
-            {
-                for k in 0..8 {
-                    lane[k] += (a[k] - b[k]).abs() * m[k];
-                }
-            }
-            let dp = lane.iter().sum::<f32>() / h.known.len().max(1) as f32;
+            let rows = [&self.profiles[..], &other.profiles, &h.known_mask];
+            let dp = lanes(rows, |[a, b, m]| (a - b).abs() * m) / h.known.len().max(1) as f32;
             return PROFILE_WEIGHT * dp + self.lower_bound(other) - ROUNDING;
         }
         let (a, b) = (&self.outline, &other.outline);
-        let apart = lanes(&a.blocks, &b.blocks, |d| d * d);
-        let runs = lanes(&a.runs, &b.runs, f32::abs);
+        let apart = lanes([&a.blocks, &b.blocks], |[x, y]| (x - y) * (x - y));
+        let runs = lanes([&a.runs, &b.runs], |[x, y]| (x - y).abs());
         apart / (2 * BLOCK * BLOCK) as f32
             + a.slack
             + b.slack
