@@ -11,7 +11,7 @@ use scramblebot::calibrate::{self, CalibrateError, SaveError};
 use scramblebot::profile::Profile;
 use scramblebot::vision::digits::Area;
 
-use super::{BadInput, NotSure, PhoneArgs, game_board, load_image, round_runtime, seconds};
+use super::{BadInput, NotSure, PhoneArgs, game_board, load_image, on_round_runtime, seconds};
 
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
@@ -221,7 +221,7 @@ fn probe_phone(
     numbers: Option<probe::NumbersAsk>,
 ) -> anyhow::Result<probe::Probed> {
     let opts = phone.options()?;
-    round_runtime()?.block_on(async {
+    on_round_runtime(async {
         let phone = super::connect(&opts).await?;
         let ask = &mut |button: Button, limit: std::time::Duration| {
             eprintln!(
@@ -244,7 +244,7 @@ fn probe_phone(
                 }
                 e => e.into(),
             })
-    })
+    })?
 }
 
 /// What was found and written, for the user.

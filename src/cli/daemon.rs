@@ -16,7 +16,7 @@ use scramblebot::daemon::worker::WorkerOptions;
 use scramblebot::daemon::{self, Event, Options, Profiles};
 use scramblebot::profile::Profile;
 
-use super::{BadInput, OrderArg, RouteArg, bad, chosen_profile, ipv4, round_runtime};
+use super::{BadInput, OrderArg, RouteArg, bad, chosen_profile, ipv4, on_round_runtime};
 
 #[derive(clap::Args, Debug)]
 pub struct DaemonArgs {
@@ -142,8 +142,7 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
                 .map_or("off".to_owned(), |p| p.display().to_string())
         );
     }
-    let runtime = round_runtime()?;
-    let summary = runtime.block_on(async {
+    let summary = on_round_runtime(async {
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             let Ok(mut term) =
@@ -168,7 +167,7 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
         let summary = daemon::run(opts, stop, tx).await;
         let _ = shown.await;
         summary
-    })?;
+    })??;
     if !json {
         let mut phones: Vec<_> = summary.into_iter().collect();
         phones.sort();

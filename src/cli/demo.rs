@@ -12,7 +12,7 @@ use scramblebot::sim::{Model, Sim, SimConfig};
 use serde::Serialize;
 
 use super::play::{enter, see_or_ask};
-use super::{ModelArg, RoundArgs, ctrl_c_stops, failed, print_json, round_runtime, seconds};
+use super::{ModelArg, RoundArgs, ctrl_c_stops, failed, on_round_runtime, print_json, seconds};
 
 #[derive(clap::Args, Debug)]
 pub struct DemoArgs {
@@ -98,8 +98,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     .context("cannot start the virtual phone")?;
     let bot_start_ms = sim.device().now().as_secs_f64() * 1e3;
     let profile = demo_profile(model, times)?;
-    let runtime = round_runtime()?;
-    let (outcome, phone_model, board) = runtime.block_on(async {
+    let (outcome, phone_model, board) = on_round_runtime(async {
         let stop = ctrl_c_stops();
         let phone = Phone::connect_direct(sim.addr()).await?;
         let profile = profile.for_screen(phone.screen.0, phone.screen.1)?;
@@ -118,7 +117,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         // The demo's game is not the user's: nothing it learns is kept.
         let (played, _) = enter(&phone, &profile, &seen, opts, &args.round, None, stop).await?;
         anyhow::Ok((played.outcome, phone.model.clone(), seen.board))
-    })?;
+    })??;
     let (route, words) = (outcome.routes_text(), outcome.words_planned);
     let report = sim.device().report();
     let first_touch = report.first_touch_ms.map(|t| t - bot_start_ms);
@@ -267,13 +266,13 @@ fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::
         in_process: Vec::new(),
     };
     let json = args.round.json;
-    round_runtime()?.block_on(async {
+    on_round_runtime(async {
         let stop = ctrl_c_stops();
         let (tx, shown) = super::daemon::display(json);
         let done = daemon::run_direct(opts, stop, tx).await;
         let _ = shown.await;
         done
-    })?;
+    })??;
     if !json {
         for sim in &sims {
             let r = sim.device().report();

@@ -413,13 +413,24 @@ async fn connect(
     })
 }
 
-/// The runtime a round runs on: the round loop, the phone's I/O, the Ctrl-C watcher.
-fn round_runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
+/// Runs `work` to its end on the runtime a round runs on (the round loop, the phone's I/O,
+/// the Ctrl-C watcher), then leaves behind whatever blocking call is still running. An
+/// adb_client call past its timeout cannot be cancelled (`phone::blocking` abandons it on its
+/// thread), and dropping the runtime would wait for it: a phone that went silent mid-call
+/// kept `play` from ever saying its error and exiting.
+fn on_round_runtime<F: std::future::Future>(work: F) -> std::io::Result<F::Output> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
-        .build()
+        .build()?;
+    let out = runtime.block_on(work);
+    runtime.shutdown_timeout(ABANDON_AFTER);
+    Ok(out)
 }
+
+/// How long the blocking calls still running when a command's work is done are waited for
+/// before the process goes on without them (each of them only reads).
+const ABANDON_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// A stop signal that turns true on Ctrl-C (call inside the runtime).
 fn ctrl_c_stops() -> tokio::sync::watch::Receiver<bool> {

@@ -15,8 +15,8 @@ use tokio::sync::watch;
 
 use super::{
     BadInput, Interrupted, NotSure, PhoneArgs, RoundArgs, START, chosen_profile, connect,
-    ctrl_c_stops, failed, game_board, print_json, round_runtime, seconds, show_event, typed_board,
-    words_bar,
+    ctrl_c_stops, failed, game_board, on_round_runtime, print_json, seconds, show_event,
+    typed_board, words_bar,
 };
 
 #[derive(clap::Args, Debug)]
@@ -98,8 +98,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         .time_left
         .map(|t| seconds("--time-left", t, 0.0))
         .transpose()?;
-    let runtime = round_runtime()?;
-    let (played, left_out, phone_line, seen, phone_serial) = runtime.block_on(async {
+    let (played, left_out, phone_line, seen, phone_serial) = on_round_runtime(async {
         let stop = ctrl_c_stops();
         let phone = connect(&opts).await?;
         let profile = profile
@@ -152,8 +151,16 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             gap: None,
         };
         let state = State::from_env();
-        let (played, left_out) =
-            enter(&phone, &profile, &seen, opts, &args.round, state.as_ref(), stop).await?;
+        let (played, left_out) = enter(
+            &phone,
+            &profile,
+            &seen,
+            opts,
+            &args.round,
+            state.as_ref(),
+            stop,
+        )
+        .await?;
         let line = format!(
             "{} ({}, sdk {}, {}x{}), profile {}",
             phone.serial,
@@ -164,7 +171,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             profile.name()
         );
         anyhow::Ok((played, left_out, line, seen, phone.serial))
-    })?;
+    })??;
     if let Some(check) = played.score.as_ref().filter(|c| !c.moved) {
         let saved = std::env::current_dir()
             .map_err(anyhow::Error::from)

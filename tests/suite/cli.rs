@@ -412,7 +412,7 @@ fn sim_on_a_full_disk_leaves_no_cut_report() {
         ));
     }
     sigterm(&child);
-    let out = child.wait_with_output().unwrap();
+    let out = common::output_within(child, secs(120), "sim after SIGTERM");
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{}: {stderr}", out.status);
     assert!(stderr.contains("cannot write the report"), "{stderr}");
@@ -821,7 +821,7 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     let (x, y) = ((play.x0 + play.x1) / 2.0, (play.y0 + play.y1) / 2.0);
     lobby.device().touch(Route::Input, Action::Down, x, y);
     lobby.device().touch(Route::Input, Action::Up, x, y);
-    let out = watching.wait_with_output().unwrap();
+    let out = common::output_within(watching, secs(120), "play --watch");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["board"], "RATS/EQuXJ/ZKVW/YBXO", "{r}");
@@ -1089,7 +1089,7 @@ fn calibrate_tap_takes_freeze_from_a_finger_on_the_touchscreen() {
             person.taps(|| phone.device().finger_tap(at, TAP_HOLD));
             child.try_wait().unwrap().is_some()
         });
-        let out = child.wait_with_output().unwrap();
+        let out = common::output_within(child, secs(120), "calibrate --tap");
         let what = format!("{}: {}", model.name(), text(&out.stderr));
         assert!(out.status.success(), "{what}");
         assert!(
@@ -1162,7 +1162,7 @@ fn calibrate_tap_advance_takes_play_next_from_a_tap_once_the_round_is_over() {
         }
         child.try_wait().unwrap().is_some()
     });
-    let out = child.wait_with_output().unwrap();
+    let out = common::output_within(child, secs(120), "calibrate --tap --advance");
     let what = text(&out.stderr);
     assert!(out.status.success(), "{what}");
     assert!(
@@ -1221,6 +1221,8 @@ fn spawn_play(
     play_command(
         server,
         &[
+            // What it was doing, should it not exit when it must.
+            "-v",
             "--device",
             "nexus7",
             "--board",
@@ -1407,7 +1409,7 @@ fn a_phone_lost_mid_round_ends_play_with_what_was_entered() {
             secs(30),
             || play.try_wait().unwrap().is_some(),
         );
-        let out = play.wait_with_output().unwrap();
+        let out = common::output_within(play, secs(120), "play, its phone gone");
         fails_with(&out, 1, "the round stopped after", route);
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(r["bot"]["stop"], "failed", "{r}");
@@ -1451,7 +1453,7 @@ fn ctrl_c_stops_play_between_samples_and_lifts_the_finger() {
             .status()
             .unwrap();
         assert!(kill.success());
-        let out = play.wait_with_output().unwrap();
+        let out = common::output_within(play, secs(120), &format!("{route}: play after Ctrl-C"));
         fails_with(&out, 130, "stopped by the user", route);
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(r["bot"]["stop"], "stopped", "{r}");
@@ -1467,6 +1469,68 @@ fn ctrl_c_stops_play_between_samples_and_lifts_the_finger() {
         drop(game);
         assert!(server.adb(&["disconnect", &addr]).status.success());
     }
+}
+
+/// An adb server that lists a phone, takes a shell command for it and then says nothing more
+/// (a phone gone silent mid-call): `play` gives up on the call at its limit, says so and
+/// exits. It never exited: the call given up on still ran on its thread, and the runtime
+/// waited for it before the error could be said.
+#[test]
+fn a_phone_silent_mid_call_is_given_up_on_and_play_exits() {
+    use std::io::{Read, Write};
+    /// One client of the server: each request answered as the adb server would, until a
+    /// service for the phone, which is accepted and then never answered.
+    fn serve(mut socket: std::net::TcpStream) -> std::io::Result<()> {
+        loop {
+            let mut len = [0u8; 4];
+            socket.read_exact(&mut len)?;
+            let len = usize::from_str_radix(std::str::from_utf8(&len).unwrap_or("0"), 16);
+            let mut request = vec![0u8; len.unwrap_or(0)];
+            socket.read_exact(&mut request)?;
+            let request = String::from_utf8_lossy(&request).into_owned();
+            if request == "host:devices" {
+                let list = "silent\tdevice\n";
+                return write!(socket, "OKAY{:04x}{list}", list.len());
+            }
+            if request.starts_with("host:transport:") {
+                socket.write_all(b"OKAY")?;
+                continue;
+            }
+            if request.starts_with("host:") {
+                return socket.write_all(b"OKAY0000");
+            }
+            socket.write_all(b"OKAY")?;
+            // Silent until the client hangs up.
+            return socket.read_to_end(&mut Vec::new()).map(drop);
+        }
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for socket in listener.incoming().flatten() {
+            std::thread::spawn(move || serve(socket));
+        }
+    });
+    let home = fresh_dir("silent-phone");
+    let play = common::bin()
+        .args(["play", "-P", &port.to_string(), "--device", "nexus7"])
+        .args(["--board", "RBENSTLAEOUONCAQ"])
+        .env("HOME", &home)
+        .env_remove("ANDROID_SERIAL")
+        .env_remove("XDG_STATE_HOME")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The call's limit is 15 s.
+    let out = common::output_within(play, secs(60), "play, its phone silent");
+    fails_with(
+        &out,
+        1,
+        "the phone did not answer getprop ro.build.version.sdk within 15s",
+        "a silent phone",
+    );
 }
 
 /// Output into a pipe nobody reads any more (`scramblebot read ... | head -c 100`) ends the
@@ -1930,7 +1994,7 @@ fn scramblebot_fed(args: &[&str], input: &str) -> Output {
         .unwrap()
         .write_all(input.as_bytes())
         .unwrap();
-    child.wait_with_output().unwrap()
+    common::output_within(child, secs(120), "scramblebot fed its stdin")
 }
 
 #[test]
@@ -2892,7 +2956,7 @@ fn a_practice_survives_a_line_that_is_not_text() {
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(b"moths\nethene\n\xff\n").unwrap();
     }
-    let out = child.wait_with_output().unwrap();
+    let out = common::output_within(child, secs(120), "practice");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("score "),

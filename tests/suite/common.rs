@@ -75,6 +75,44 @@ pub fn wait_until(what: &str, limit: Duration, ready: impl FnMut() -> bool) {
     assert!(poll_until(limit, ready), "never within {limit:?}: {what}");
 }
 
+/// Waits for `child` to exit and collects what it printed (its stdout and stderr piped, or
+/// not), failing the test when it has not exited within `limit`: the child is killed and
+/// what it had said is shown. A command that never exits is a failure to tell, not a suite
+/// that hangs until CI's own limit cuts it off with nothing said.
+pub fn output_within(
+    mut child: std::process::Child,
+    limit: Duration,
+    what: &str,
+) -> std::process::Output {
+    // Drained as it comes, so that a child filling a pipe is not what keeps it from exiting.
+    fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    }
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let exited = poll_until(limit, || child.try_wait().unwrap().is_some());
+    if !exited {
+        let _ = child.kill();
+    }
+    let status = child.wait().unwrap();
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    assert!(
+        exited,
+        "{what}: still running after {limit:?} (killed); it had said:\n{}",
+        String::from_utf8_lossy(&stderr)
+    );
+    std::process::Output {
+        status,
+        stdout,
+        stderr,
+    }
+}
+
 /// A working directory whose devices/ holds the shipped profiles with rounds of `round_secs`
 /// (a profile says how long the game's rounds are).
 pub fn workdir(name: &str, round_secs: u64) -> std::path::PathBuf {
