@@ -80,10 +80,22 @@ pub fn wait_until(what: &str, limit: Duration, ready: impl FnMut() -> bool) {
 /// what it had said is shown. A command that never exits is a failure to tell, not a suite
 /// that hangs until CI's own limit cuts it off with nothing said.
 pub fn output_within(
-    mut child: std::process::Child,
+    child: std::process::Child,
     limit: Duration,
     what: &str,
 ) -> std::process::Output {
+    match exit_within(child, limit) {
+        Ok(out) => out,
+        Err(said) => panic!("{what}: still running after {limit:?} (killed); it had said:\n{said}"),
+    }
+}
+
+/// `output_within`'s wait; when `limit` passes, the child is killed and what it had said on
+/// stderr is the error.
+fn exit_within(
+    mut child: std::process::Child,
+    limit: Duration,
+) -> Result<std::process::Output, String> {
     // Drained as it comes, so that a child filling a pipe is not what keeps it from exiting.
     fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
         std::thread::spawn(move || {
@@ -101,16 +113,14 @@ pub fn output_within(
     }
     let status = child.wait().unwrap();
     let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
-    assert!(
-        exited,
-        "{what}: still running after {limit:?} (killed); it had said:\n{}",
-        String::from_utf8_lossy(&stderr)
-    );
-    std::process::Output {
+    if !exited {
+        return Err(String::from_utf8_lossy(&stderr).into_owned());
+    }
+    Ok(std::process::Output {
         status,
         stdout,
         stderr,
-    }
+    })
 }
 
 /// A working directory whose devices/ holds the shipped profiles with rounds of `round_secs`
@@ -336,20 +346,34 @@ impl AdbServer {
         });
     }
 
+    /// Runs the `adb` command with `args` against this server, failing the test when it has
+    /// not ended within a minute.
     pub fn adb(&self, args: &[&str]) -> std::process::Output {
+        let what = format!("adb {}", args.join(" "));
+        output_within(self.adb_command(args), ADB_LIMIT, &what)
+    }
+
+    fn adb_command(&self, args: &[&str]) -> std::process::Child {
         Process::new("adb")
             .args(args)
             .env("ANDROID_ADB_SERVER_PORT", self.port.to_string())
             .env("HOME", &self.home)
             .env_remove("ANDROID_SERIAL")
-            .output()
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .expect("adb runs")
     }
 }
 
+/// How long a test waits for one `adb` command.
+const ADB_LIMIT: Duration = Duration::from_secs(60);
+
 impl Drop for AdbServer {
     fn drop(&mut self) {
-        let _ = self.adb(&["kill-server"]);
+        // Never a panic here: this may run while a failing test unwinds.
+        let _ = exit_within(self.adb_command(&["kill-server"]), ADB_LIMIT);
         let _ = std::fs::remove_dir_all(&self.home);
     }
 }
