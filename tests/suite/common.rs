@@ -90,29 +90,43 @@ pub fn output_within(
     }
 }
 
+/// How long a child's pipes are read after it exits, for what it said last.
+const PIPES_AFTER_EXIT: Duration = Duration::from_secs(10);
+
 /// `output_within`'s wait; when `limit` passes, the child is killed and what it had said on
 /// stderr is the error.
 fn exit_within(
     mut child: std::process::Child,
     limit: Duration,
 ) -> Result<std::process::Output, String> {
-    // Drained as it comes, so that a child filling a pipe is not what keeps it from exiting.
-    fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
+    // Drained as it comes, so that a child filling a pipe is not what keeps it from exiting;
+    // and kept where the wait can take it, should a process the child started (a daemon)
+    // hold the pipe open past its exit.
+    type Drained = std::sync::Arc<std::sync::Mutex<Vec<u8>>>;
+    fn drain(pipe: Option<impl Read + Send + 'static>) -> (Drained, std::thread::JoinHandle<()>) {
+        let bytes = Drained::default();
+        let into = bytes.clone();
+        let reader = std::thread::spawn(move || {
+            let Some(mut pipe) = pipe else { return };
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                into.lock().unwrap().extend_from_slice(&chunk[..n]);
             }
-            bytes
-        })
+        });
+        (bytes, reader)
     }
-    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let taken = |d: &Drained| std::mem::take(&mut *d.lock().unwrap());
+    let (stdout, out_reader) = drain(child.stdout.take());
+    let (stderr, err_reader) = drain(child.stderr.take());
     let exited = poll_until(limit, || child.try_wait().unwrap().is_some());
     if !exited {
         let _ = child.kill();
     }
     let status = child.wait().unwrap();
-    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    poll_until(PIPES_AFTER_EXIT, || {
+        out_reader.is_finished() && err_reader.is_finished()
+    });
+    let (stdout, stderr) = (taken(&stdout), taken(&stderr));
     if !exited {
         return Err(String::from_utf8_lossy(&stderr).into_owned());
     }
