@@ -1,6 +1,6 @@
 //! The real binary, run as a user runs it: output, JSON, exit codes and error messages.
 
-use crate::common;
+use crate::common::{self, OutputBounded};
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -17,8 +17,7 @@ fn scramblebot(args: &[&str]) -> Output {
         .args(args)
         // Run from elsewhere: nothing may be looked up relative to the working directory.
         .current_dir(std::env::temp_dir())
-        .output()
-        .expect("the binary runs")
+        .output_bounded()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -309,8 +308,7 @@ fn on_a_full_disk(dir: &std::path::Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .env("XDG_STATE_HOME", dir.join("state"))
-        .output()
-        .expect("bash runs")
+        .output_bounded()
 }
 
 /// The files under `dir` (recursively), as paths relative to it.
@@ -711,8 +709,7 @@ fn play_refuses_bad_input_before_connecting() {
         let out = common::bin()
             .args(*args)
             .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
+            .output_bounded();
         fails_with(&out, 2, message, &format!("{args:?}"));
     }
 }
@@ -752,8 +749,7 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
                     &["--device", model.name(), "--connect", &addr, "--json"],
                 )
                 .env("XDG_STATE_HOME", state)
-                .output()
-                .unwrap();
+                .output_bounded();
                 let what = format!("{}: {}", model.name(), text(&out.stderr));
                 assert!(out.status.success(), "{what}");
                 let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -779,8 +775,7 @@ fn play_reads_the_board_on_the_screen_and_never_plays_one_it_cannot_see() {
     let addr = lobby.addr().to_string();
     let out = play_command(&server, &["--device", "nexus7", "--connect", &addr])
         .current_dir(&dir)
-        .output()
-        .unwrap();
+        .output_bounded();
     fails_with(&out, 3, "not read surely", "the lobby");
     assert!(
         text(&out.stderr).contains("--board"),
@@ -842,8 +837,7 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         through_server(&server, &dir, args[0])
             .args(&args[1..])
             .env("XDG_STATE_HOME", dir.join("state").join(state))
-            .output()
-            .unwrap()
+            .output_bounded()
     };
     let run = |args: &[&str]| run_in("other", args);
     // Each phone at once (they wait on the phones more than they work).
@@ -972,8 +966,7 @@ fn calibrating_each_virtual_phone_gives_a_profile_play_enters_every_word_with() 
         let out = common::bin()
             .args(["read", &jpg, "--profile", profile, "--json"])
             .current_dir(&dir)
-            .output()
-            .unwrap();
+            .output_bounded();
         let v: serde_json::Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stderr)));
         v["board"].as_str().unwrap().to_owned()
@@ -1208,7 +1201,7 @@ fn through_server(server: &common::AdbServer, dir: &std::path::Path, command: &s
 
 /// Runs `scramblebot play` through the adb server at `server` to the end.
 fn play_through(server: &common::AdbServer, args: &[&str]) -> Output {
-    play_command(server, args).output().unwrap()
+    play_command(server, args).output_bounded()
 }
 
 /// Starts `play --json` on nexus7 with `board` and `route`, connecting `addr`.
@@ -1322,8 +1315,7 @@ fn every_route_plays_through_debians_adb_server() {
                     ],
                 )
                 .env("XDG_STATE_HOME", server.home.join(format!("state-{case}")))
-                .output()
-                .unwrap();
+                .output_bounded();
                 let what = format!("{} {route}: {}", model.name(), text(&out.stderr));
                 assert!(out.status.success(), "{what}");
                 let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -1672,8 +1664,7 @@ fn demo_shows_the_daemon_on_several_virtual_phones() {
             "6",
             "--json",
         ])
-        .output()
-        .unwrap();
+        .output_bounded();
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
     let events: Vec<serde_json::Value> = stdout
@@ -1894,8 +1885,7 @@ impl Tmux {
             .args(["-L", &self.socket])
             .args(args)
             .env_remove("TMUX")
-            .output()
-            .expect("tmux runs")
+            .output_bounded()
     }
 
     /// What the terminal shows now.
@@ -2576,8 +2566,7 @@ fn a_game_without_lifelines_calibrates_without_freeze_and_plays() {
     shot.save(&png).unwrap();
     let out = through_server(&server, &dir, "calibrate")
         .args(["--name", "bare", "--image", png.to_str().unwrap()])
-        .output()
-        .unwrap();
+        .output_bounded();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let said = text(&out.stdout);
     assert!(
@@ -2619,8 +2608,7 @@ fn a_game_without_lifelines_calibrates_without_freeze_and_plays() {
             full.to_str().unwrap(),
             "--no-freeze",
         ])
-        .output()
-        .unwrap();
+        .output_bounded();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("no Freeze, as asked"),
@@ -2664,8 +2652,7 @@ fn play_warns_loudly_when_the_games_score_does_not_move() {
             .args(["--profile", profile.to_str().unwrap(), "--connect", &addr])
             .args(["--board", &board, "--json"])
             .env("XDG_STATE_HOME", dir.join(format!("state-{dialog:?}")))
-            .output()
-            .unwrap();
+            .output_bounded();
         (out, phone.device().report())
     };
     // Both at once, each on its own phone, each keeping its state apart.
@@ -2978,8 +2965,7 @@ fn refused_words_are_listed_and_forgotten_and_an_empty_history_is_said() {
             .arg("words")
             .args(args)
             .env("XDG_STATE_HOME", &dir)
-            .output()
-            .unwrap()
+            .output_bounded()
     };
     let out = words(&["--refused"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -3001,8 +2987,7 @@ fn refused_words_are_listed_and_forgotten_and_an_empty_history_is_said() {
     let out = common::bin()
         .args(["history"])
         .env("XDG_STATE_HOME", &dir)
-        .output()
-        .unwrap();
+        .output_bounded();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("no rounds yet"),

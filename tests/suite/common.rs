@@ -90,6 +90,32 @@ pub fn output_within(
     }
 }
 
+/// How long a test waits for a command it runs to its end (the longest take seconds).
+const COMMAND_LIMIT: Duration = Duration::from_secs(300);
+
+/// `Command::output`, bounded: stdin empty, stdout and stderr collected, and the test failed
+/// with what the command had said should it not end within `COMMAND_LIMIT`.
+pub trait OutputBounded {
+    fn output_bounded(&mut self) -> std::process::Output;
+}
+
+impl OutputBounded for Process {
+    fn output_bounded(&mut self) -> std::process::Output {
+        let what = std::iter::once(self.get_program())
+            .chain(self.get_args())
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let child = self
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        output_within(child, COMMAND_LIMIT, &what)
+    }
+}
+
 /// How long a child's pipes are read after it exits, for what it said last.
 const PIPES_AFTER_EXIT: Duration = Duration::from_secs(10);
 

@@ -4,7 +4,7 @@
 //! its port, SIGTERM, `-s`, the binary's own output); what the daemon decides screen by screen
 //! is tested in process on a paused clock (`daemon_in_process.rs`).
 
-use crate::common;
+use crate::common::{self, OutputBounded};
 
 use std::path::Path;
 use std::process::Command;
@@ -74,7 +74,7 @@ fn three_phones_play_three_rounds_each() {
     for p in &phones {
         cmd.args(["--connect", &p.addr().to_string()]);
     }
-    let out = cmd.output().unwrap();
+    let out = cmd.output_bounded();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stderr}\n{stdout}");

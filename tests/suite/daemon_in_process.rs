@@ -4,7 +4,7 @@
 //! Debian's adb server (`tests/suite/daemon.rs` keeps a few of those as smoke tests); only the
 //! transport and the clock differ.
 
-use crate::common;
+use crate::common::{self, OutputBounded};
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -786,8 +786,7 @@ async fn a_game_face_is_learned_letter_by_letter() {
             .arg(shot)
             .current_dir(&dir)
             .env("XDG_STATE_HOME", dir.join("state"))
-            .output()
-            .unwrap();
+            .output_bounded();
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(said.contains(" glyphs ("), "{said}");
         known.extend(tiles);

@@ -3,7 +3,7 @@
 //! phones reached in process: the waits for a screen, a lock or a round take game time, not
 //! the test's. `tests/suite/cli.rs` keeps the command itself through Debian's adb server.
 
-use crate::common;
+use crate::common::{self, OutputBounded};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -357,8 +357,7 @@ async fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw()
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_scramblebot"))
         .args(["words", "--refused", "--json"])
         .env("XDG_STATE_HOME", &state_home)
-        .output()
-        .unwrap();
+        .output_bounded();
     let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut sorted = refused.clone();
     sorted.sort();
@@ -377,8 +376,7 @@ async fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw()
         .arg("--profile")
         .arg(&made.saved.profile)
         .arg("--json")
-        .output()
-        .unwrap();
+        .output_bounded();
     let j: serde_json::Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     assert_eq!(j["score"], report.score, "{j}");
