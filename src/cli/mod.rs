@@ -429,7 +429,8 @@ fn on_round_runtime<F: std::future::Future>(work: F) -> std::io::Result<F::Outpu
 }
 
 /// How long the blocking calls still running when a command's work is done are waited for
-/// before the process goes on without them (each of them only reads).
+/// before the process goes on without them. None of them keeps anything of ours: they are
+/// adb calls given up on, screen reads and a line being typed.
 const ABANDON_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// A stop signal that turns true on Ctrl-C (call inside the runtime).

@@ -89,7 +89,9 @@ fn list(items: &[String]) -> String {
 }
 
 /// Runs a blocking adb_client call on a blocking thread, bounded by `limit`. (A call that
-/// hangs or spins is abandoned on its thread: adb_client offers no way to cancel it.)
+/// hangs or spins is abandoned on its thread: adb_client offers no way to cancel it. A
+/// runtime dropped waits for such threads, so the commands shut theirs down with a grace
+/// instead: `on_round_runtime` in src/cli/mod.rs.)
 async fn blocking<T: Send + 'static>(
     what: &str,
     limit: Duration,
