@@ -9,12 +9,14 @@ use std::path::PathBuf;
 
 use std::io::IsTerminal;
 
+use anyhow::Context;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use scramblebot::daemon::config::DaemonConfig;
 use scramblebot::daemon::history::Ended;
 use scramblebot::daemon::worker::WorkerOptions;
 use scramblebot::daemon::{self, Event, Options, Profiles};
 use scramblebot::profile::Profile;
+use tokio::signal::unix::{SignalKind, signal};
 
 use super::{BadInput, OrderArg, RouteArg, bad, chosen_profile, ipv4, on_round_runtime};
 
@@ -144,29 +146,29 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
     }
     let summary = on_round_runtime(async {
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        // Both signals are caught from here on, before any phone is looked for.
+        let (mut term, mut interrupt) = (
+            signal(SignalKind::terminate()).context("cannot catch SIGTERM")?,
+            signal(SignalKind::interrupt()).context("cannot catch SIGINT")?,
+        );
         tokio::spawn(async move {
-            let Ok(mut term) =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            else {
-                return;
-            };
             for n in 0.. {
                 tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
+                    _ = interrupt.recv() => {}
                     _ = term.recv() => {}
                 }
                 if n > 0 {
-                    eprintln!("stopped at once");
+                    say("stopped at once");
                     std::process::exit(130);
                 }
-                eprintln!("stopping: lifting the finger, writing the history (again to quit now)");
+                say("stopping: lifting the finger, writing the history (again to quit now)");
                 let _ = stop_tx.send(true);
             }
         });
         let (tx, shown) = display(json);
         let summary = daemon::run(opts, stop, tx).await;
         let _ = shown.await;
-        summary
+        anyhow::Ok(summary?)
     })??;
     if !json {
         let mut phones: Vec<_> = summary.into_iter().collect();
@@ -176,6 +178,14 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Says `line` on stderr, if anyone is reading it: `eprintln!` panics when stderr is a pipe
+/// whose reader has gone, and in the task waiting for the signals that left a daemon that no
+/// signal but SIGKILL would stop.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// Starts showing the daemon's events as they come (see [`Display`]); the task ends when

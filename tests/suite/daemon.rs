@@ -473,6 +473,58 @@ fn a_daemon_asked_for_one_phone_and_one_round_exits_after_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A daemon whose output nobody reads any more (its log's reader gone) still stops on
+/// SIGTERM. It did not: saying "stopping" on stderr panicked the task waiting for the signals,
+/// and the signals, caught, did nothing more (only SIGKILL ended it).
+#[test]
+fn a_daemon_whose_output_is_gone_still_stops_on_sigterm() {
+    use std::io::{Read, Write};
+    // An adb server with no phone: it lists none, and tells of none coming.
+    fn serve(mut socket: std::net::TcpStream, tracked: std::sync::mpsc::Sender<()>) {
+        let mut request = [0u8; 4];
+        let _ = socket.read_exact(&mut request);
+        let len =
+            std::str::from_utf8(&request).map_or(0, |l| usize::from_str_radix(l, 16).unwrap_or(0));
+        let mut request = vec![0u8; len];
+        let _ = socket.read_exact(&mut request);
+        let _ = socket.write_all(b"OKAY0000");
+        if request == b"host:track-devices" {
+            let _ = tracked.send(());
+            let _ = socket.read_to_end(&mut Vec::new());
+        }
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tracked, tracking) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for socket in listener.incoming().flatten() {
+            let tracked = tracked.clone();
+            std::thread::spawn(move || serve(socket, tracked));
+        }
+    });
+    let dir = common::workdir("output-gone", WHOLE_ROUND_SECS);
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let daemon = common::bin()
+        .args(["daemon", "-P", &port.to_string(), "--json"])
+        .env("HOME", &dir)
+        .env_remove("ANDROID_SERIAL")
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .spawn()
+        .unwrap();
+    // Under way (the signals are caught before it looks for phones): it follows the list.
+    tracking
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the daemon follows the server's list of phones");
+    terminate(&daemon);
+    let out = common::output_within(daemon, Duration::from_secs(30), "the daemon after SIGTERM");
+    assert!(out.status.success(), "{:?}", out.status);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A history that cannot be written (`/dev/full`: every write fails) stops no phone: both
 /// play their round whole, the daemon says loudly that the records are kept, and at the end
 /// prints them rather than lose them.
