@@ -1474,12 +1474,7 @@ fn a_phone_silent_mid_call_is_given_up_on_and_play_exits() {
     /// service for the phone, which is accepted and then never answered.
     fn serve(mut socket: std::net::TcpStream) -> std::io::Result<()> {
         loop {
-            let mut len = [0u8; 4];
-            socket.read_exact(&mut len)?;
-            let len = usize::from_str_radix(std::str::from_utf8(&len).unwrap_or("0"), 16);
-            let mut request = vec![0u8; len.unwrap_or(0)];
-            socket.read_exact(&mut request)?;
-            let request = String::from_utf8_lossy(&request).into_owned();
+            let request = common::adb_request(&mut socket)?;
             if request == "host:devices" {
                 let list = "silent\tdevice\n";
                 return write!(socket, "OKAY{:04x}{list}", list.len());
@@ -1496,20 +1491,13 @@ fn a_phone_silent_mid_call_is_given_up_on_and_play_exits() {
             return socket.read_to_end(&mut Vec::new()).map(drop);
         }
     }
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for socket in listener.incoming().flatten() {
-            std::thread::spawn(move || serve(socket));
-        }
-    });
+    let port = common::fake_adb_server(|socket| drop(serve(socket)));
     let home = fresh_dir("silent-phone");
     let play = common::bin()
         .args(["play", "-P", &port.to_string(), "--device", "nexus7"])
         .args(["--board", "RBENSTLAEOUONCAQ"])
         .env("HOME", &home)
         .env_remove("ANDROID_SERIAL")
-        .env_remove("XDG_STATE_HOME")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -163,6 +163,30 @@ fn exit_within(
     })
 }
 
+/// An adb server of a test's own on loopback, for what Debian's will not do (fall silent, list
+/// no phone): each connection is `serve`d on a thread of its own. Its port.
+pub fn fake_adb_server(serve: impl Fn(TcpStream) + Clone + Send + 'static) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for socket in listener.incoming().flatten() {
+            let serve = serve.clone();
+            std::thread::spawn(move || serve(socket));
+        }
+    });
+    port
+}
+
+/// One request on the adb server's socket: four hex digits of length, then the request.
+pub fn adb_request(socket: &mut TcpStream) -> std::io::Result<String> {
+    let mut len = [0u8; 4];
+    socket.read_exact(&mut len)?;
+    let len = std::str::from_utf8(&len).map_or(0, |l| usize::from_str_radix(l, 16).unwrap_or(0));
+    let mut request = vec![0u8; len];
+    socket.read_exact(&mut request)?;
+    Ok(String::from_utf8_lossy(&request).into_owned())
+}
+
 /// A working directory whose devices/ holds the shipped profiles with rounds of `round_secs`
 /// (a profile says how long the game's rounds are).
 pub fn workdir(name: &str, round_secs: u64) -> std::path::PathBuf {

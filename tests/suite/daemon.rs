@@ -230,32 +230,11 @@ fn daemon_under_way(
 
 /// The daemon's stdout once it has exited, successfully, within two minutes (it is killed
 /// and the test fails past that).
-fn finished(mut daemon: std::process::Child) -> String {
-    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_string(&mut text);
-            }
-            text
-        })
-    };
-    let stdout = drain(daemon.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = drain(daemon.stderr.take().map(|p| Box::new(p) as _));
-    let mut status = None;
-    let ended = common::poll_until(Duration::from_secs(120), || {
-        status = daemon.try_wait().unwrap();
-        status.is_some()
-    });
-    if !ended {
-        let _ = daemon.kill();
-        let _ = daemon.wait();
-    }
-    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
-    assert!(
-        status.is_some_and(|s| s.success()),
-        "{status:?}\n{stderr}\n{stdout}"
-    );
+fn finished(daemon: std::process::Child) -> String {
+    let out = common::output_within(daemon, Duration::from_secs(120), "the daemon");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}\n{stderr}\n{stdout}", out.status);
     stdout
 }
 
@@ -480,26 +459,13 @@ fn a_daemon_asked_for_one_phone_and_one_round_exits_after_it() {
 fn a_daemon_whose_output_is_gone_still_stops_on_sigterm() {
     use std::io::{Read, Write};
     // An adb server with no phone: it lists none, and tells of none coming.
-    fn serve(mut socket: std::net::TcpStream, tracked: std::sync::mpsc::Sender<()>) {
-        let mut request = [0u8; 4];
-        let _ = socket.read_exact(&mut request);
-        let len =
-            std::str::from_utf8(&request).map_or(0, |l| usize::from_str_radix(l, 16).unwrap_or(0));
-        let mut request = vec![0u8; len];
-        let _ = socket.read_exact(&mut request);
+    let (tracked, tracking) = std::sync::mpsc::channel();
+    let port = common::fake_adb_server(move |mut socket| {
+        let request = common::adb_request(&mut socket).unwrap_or_default();
         let _ = socket.write_all(b"OKAY0000");
-        if request == b"host:track-devices" {
+        if request == "host:track-devices" {
             let _ = tracked.send(());
             let _ = socket.read_to_end(&mut Vec::new());
-        }
-    }
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let (tracked, tracking) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for socket in listener.incoming().flatten() {
-            let tracked = tracked.clone();
-            std::thread::spawn(move || serve(socket, tracked));
         }
     });
     let dir = common::workdir("output-gone", WHOLE_ROUND_SECS);
