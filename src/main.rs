@@ -37,14 +37,14 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             if err.is::<cli::Interrupted>() {
-                eprintln!("{err}");
+                cli::errln!("{err}");
                 return ExitCode::from(130);
             }
             if err.is::<cli::NotSure>() {
-                eprintln!("{err}");
+                cli::errln!("{err}");
                 return ExitCode::from(3);
             }
-            eprintln!("error: {}", chain_text(&err));
+            cli::errln!("error: {}", chain_text(&err));
             if err.is::<cli::BadInput>() {
                 ExitCode::from(2)
             } else {

@@ -341,7 +341,7 @@ fn vision(args: &BenchArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     if let Some(path) = &args.gallery {
         let added = keep_in_gallery(path, which, seed, &r.exact_sure)?;
-        eprintln!(
+        super::errln!(
             "gallery {}: {added} screens added of {} read exactly and surely",
             path.display(),
             r.exact_sure.len()

@@ -224,14 +224,14 @@ fn probe_phone(
     on_round_runtime(async {
         let phone = super::connect(&opts).await?;
         let ask = &mut |button: Button, limit: std::time::Duration| {
-            eprintln!(
+            super::errln!(
                 "Tap {} on the phone (waiting {} s)...",
                 button.describe(),
                 limit.as_secs_f64()
             );
         };
         if let Some(n) = &numbers {
-            eprintln!(
+            super::errln!(
                 "Watching the round for its clock and score (up to {} s)...",
                 n.limit.as_secs()
             );

@@ -136,7 +136,7 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
     let opts = options(&args)?;
     let json = args.json;
     if !json {
-        eprintln!(
+        super::errln!(
             "scramblebot daemon: adb server {}, history {}; Ctrl-C to stop",
             opts.server,
             opts.history
@@ -158,10 +158,12 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
                     _ = term.recv() => {}
                 }
                 if n > 0 {
-                    say("stopped at once");
+                    super::errln!("stopped at once");
                     std::process::exit(130);
                 }
-                say("stopping: lifting the finger, writing the history (again to quit now)");
+                super::errln!(
+                    "stopping: lifting the finger, writing the history (again to quit now)"
+                );
                 let _ = stop_tx.send(true);
             }
         });
@@ -174,18 +176,10 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
         let mut phones: Vec<_> = summary.into_iter().collect();
         phones.sort();
         for (serial, rounds) in phones {
-            eprintln!("{serial}: {}", plural(rounds, "round"));
+            super::errln!("{serial}: {}", plural(rounds, "round"));
         }
     }
     Ok(())
-}
-
-/// Says `line` on stderr, if anyone is reading it: `eprintln!` panics when stderr is a pipe
-/// whose reader has gone, and in the task waiting for the signals that left a daemon that no
-/// signal but SIGKILL would stop.
-fn say(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// Starts showing the daemon's events as they come (see [`Display`]); the task ends when
@@ -234,12 +228,12 @@ impl Display {
         match self {
             Display::Json => {
                 if let Ok(line) = serde_json::to_string(event) {
-                    println!("{line}");
+                    let _ = super::outln!("{line}");
                 }
             }
             Display::Lines => {
                 if let Some(line) = line(event) {
-                    println!("{line}");
+                    let _ = super::outln!("{line}");
                 }
             }
             Display::Live(live) => live.show(event),

@@ -144,30 +144,35 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     if args.round.json {
         print_json(&summary)?;
     } else {
-        print_text(&summary, &phone_model, model.release(), words);
+        print_text(&summary, &phone_model, model.release(), words)?;
     }
     failed(&summary.bot)
 }
 
 /// The summary for a person: the phone, then the referee's side, then the bot's.
-fn print_text(s: &DemoJson, phone_model: &str, release: &str, words: usize) {
+fn print_text(s: &DemoJson, phone_model: &str, release: &str, words: usize) -> std::io::Result<()> {
     let (bot, referee) = (&s.bot, &s.referee);
-    println!(
+    super::outln!(
         "virtual {} ({phone_model}, Android {release}), board {}, {words} words to enter, route {}",
-        s.model, s.board, s.route
-    );
-    println!(
+        s.model,
+        s.board,
+        s.route
+    )?;
+    super::outln!(
         "referee: {} words accepted of {} possible, {} points of {} possible",
-        referee.words, referee.words_possible, referee.score, referee.max_score
-    );
-    println!(
+        referee.words,
+        referee.words_possible,
+        referee.score,
+        referee.max_score
+    )?;
+    super::outln!(
         "         {} strokes, {} rejected, {} violations, {}",
         referee.strokes,
         referee.rejected,
         referee.violations,
         freezes(&bot.freezes)
-    );
-    println!(
+    )?;
+    super::outln!(
         "bot:     {} words in {:.1} s ({:.1} words/s), {}, first touch {} ms after start",
         bot.words_entered,
         bot.elapsed_secs,
@@ -175,7 +180,8 @@ fn print_text(s: &DemoJson, phone_model: &str, release: &str, words: usize) {
         bot.stop.text(),
         s.first_touch_ms
             .map_or("-".to_owned(), |t| format!("{t:.0}"))
-    );
+    )?;
+    Ok(())
 }
 
 /// "no freeze", "1 freeze at 30.0 s", "2 freezes at 30.0 and 60.1 s".
@@ -282,14 +288,14 @@ fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::
                 .map(|g| format!("{}/{} words", g.words, g.words_possible))
                 .chain((r.words > 0).then(|| format!("{}/{} words", r.words, r.words_possible)))
                 .collect();
-            println!(
+            super::outln!(
                 "referee of {} ({}): {}; {} rejected, {} violations",
                 sim.addr(),
                 r.model.as_deref().unwrap_or("?"),
                 rounds.join(", "),
                 r.rejected(),
                 r.violations.len()
-            );
+            )?;
         }
     }
     Ok(())

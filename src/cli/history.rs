@@ -57,7 +57,7 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
         .or_else(daemon::default_history)
         .ok_or_else(|| BadInput(anyhow::anyhow!("no --history and no HOME to find it in")))?;
     if !path.exists() && args.plot.is_none() {
-        eprintln!(
+        super::errln!(
             "no rounds yet: the daemon writes {} after its first round",
             path.display()
         );
@@ -113,7 +113,7 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
     }
     row("all", &all)?;
     if bad > 0 {
-        eprintln!("{bad} lines of {} did not parse", path.display());
+        super::errln!("{bad} lines of {} did not parse", path.display());
     }
     Ok(())
 }
@@ -134,7 +134,7 @@ fn practices(args: HistoryArgs) -> anyhow::Result<()> {
         .or_else(daemon::default_practice_history)
         .ok_or_else(|| BadInput(anyhow::anyhow!("no --history and no HOME to find it in")))?;
     if !path.exists() && args.plot.is_none() {
-        eprintln!(
+        super::errln!(
             "no practices yet: `scramblebot practice` writes {} after each one",
             path.display()
         );
@@ -189,7 +189,7 @@ fn practices(args: HistoryArgs) -> anyhow::Result<()> {
         mean_share(last) * 100.0
     )?;
     if bad > 0 {
-        eprintln!("{bad} lines of {} did not parse", path.display());
+        super::errln!("{bad} lines of {} did not parse", path.display());
     }
     Ok(())
 }
@@ -237,6 +237,6 @@ fn draw(
     let count = panels.last().map_or(0, |p| {
         p.series.iter().map(|s| s.points.len()).sum::<usize>()
     });
-    eprintln!("plotted {count} {what} into {}", out.display());
+    super::errln!("plotted {count} {what} into {}", out.display());
     Ok(())
 }

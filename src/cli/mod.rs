@@ -101,6 +101,29 @@ macro_rules! outln {
 }
 pub(crate) use outln;
 
+/// `eprintln!` that never panics: a line for a person whose stderr has gone (`scramblebot
+/// demo 2>&1 | head -1`) is dropped, and the command goes on. `eprintln!` panicked there,
+/// mid-round as readily as before it, and a daemon's panicked signal task left it deaf to
+/// SIGTERM.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+pub(crate) use errln;
+
+/// `errln!` without the line's end (a prompt).
+macro_rules! errs {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut err = std::io::stderr();
+        let _ = write!(err, $($arg)*);
+        let _ = err.flush();
+    }};
+}
+pub(crate) use errs;
+
 /// Runs the command.
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
@@ -389,7 +412,7 @@ fn typed_board() -> Result<Board, BadInput> {
             "no --board given and stdin is not a terminal to type it on"
         )));
     }
-    eprint!("the 16 letters of the board, row by row: ");
+    errs!("the 16 letters of the board, row by row: ");
     let mut line = String::new();
     std::io::stdin()
         .read_line(&mut line)
@@ -523,7 +546,7 @@ fn words_bar(show: bool, words: usize) -> indicatif::ProgressBar {
 fn show_event(round: &RoundArgs, bar: &indicatif::ProgressBar, event: scramblebot::play::Event) {
     use scramblebot::play::Event;
     match event {
-        Event::Note(line) if round.talk() => eprintln!("{line}"),
+        Event::Note(line) if round.talk() => errln!("{line}"),
         Event::Note(_) => {}
         Event::Waiting { n, look } => {
             bar.set_message(match &look.reading {
@@ -556,7 +579,7 @@ fn points_text(entered: u32, seen: Option<u32>) -> String {
 
 /// Prints a typed summary as pretty JSON on stdout.
 fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    outln!("{}", serde_json::to_string_pretty(value)?)?;
     Ok(())
 }
 

@@ -57,7 +57,7 @@ pub fn run(gaps: &[u64], fonts: &std::path::Path, json: bool) -> anyhow::Result<
         .enable_all()
         .build()?;
     let dir = std::env::temp_dir().join(format!("scramblebot-bench-pace-{}", std::process::id()));
-    eprintln!("learning the game's digits off its clock (about 12 s)...");
+    super::errln!("learning the game's digits off its clock (about 12 s)...");
     let closed = runtime.block_on(learn(&dir, face()?))?;
     let open = Profile::built_in("nexus7").context("the shipped nexus7 profile")?;
     let mut out = std::io::stdout().lock();
@@ -78,7 +78,7 @@ pub fn run(gaps: &[u64], fonts: &std::path::Path, json: bool) -> anyhow::Result<
     }
     for &gap in gaps {
         for (closed_loop, profile) in [(false, &open), (true, &closed)] {
-            eprintln!(
+            super::errln!(
                 "gap {gap} ms, {} loop...",
                 if closed_loop { "closed" } else { "open" }
             );

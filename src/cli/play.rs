@@ -130,13 +130,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
                 .saturating_duration_since(std::time::Instant::now())
                 .as_secs_f64();
             if let Some((_, secs)) = seen.clock {
-                eprintln!(
+                super::errln!(
                     "the game's clock shows {}:{:02}: playing for the {left:.1} s it has left",
                     secs / 60,
                     secs % 60,
                 );
             } else if let Some(after) = seen.after.filter(|_| seen.behind) {
-                eprintln!(
+                super::errln!(
                     "the board came up while the screen was dark or locked: the round's clock is counted from {:.1} s ago",
                     after.elapsed().as_secs_f64()
                 );
@@ -184,7 +184,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
                     &phone_serial,
                 )?)
             });
-        eprintln!(
+        super::errln!(
             "WARNING: the game's score has not moved after {} words: the game is not taking them; what follows counts words sent, not scored (check the profile against {})",
             check.after_words,
             match &saved {
@@ -294,7 +294,7 @@ fn fitting_profile(e: scramblebot::profile::ProfileError, screen: (u32, u32)) ->
 /// Warns, on stderr, when the game shows much less than the bot entered.
 fn warn_if_short(seen: u32, entered: u32) {
     if play::seen_short(seen, entered) {
-        eprintln!(
+        super::errln!(
             "WARNING: the game shows {seen} points, {:.0}% of the {entered} points entered: it did not take every word (too fast for it, words not in its list, or touches missed)",
             f64::from(seen) * 100.0 / f64::from(entered.max(1))
         );
@@ -321,7 +321,7 @@ pub(super) async fn enter(
     bar.finish_and_clear();
     let done = done?;
     if let Some(why) = done.not_kept {
-        eprintln!("WARNING: what the round learned is not kept: {why}");
+        super::errln!("WARNING: what the round learned is not kept: {why}");
     }
     Ok((done.played, done.left_out))
 }
@@ -337,7 +337,7 @@ pub(super) async fn see_or_ask(
     stop: watch::Receiver<bool>,
 ) -> anyhow::Result<Seen> {
     if watch && round.talk() {
-        eprintln!("waiting for a board on the screen (Ctrl-C to stop)");
+        super::errln!("waiting for a board on the screen (Ctrl-C to stop)");
     }
     let spinner = if watch && round.show_progress() {
         indicatif::ProgressBar::new_spinner()
@@ -371,13 +371,13 @@ pub(super) async fn see_or_ask(
         Err(e) => format!("cannot save the screenshot: {e:#}"),
     };
     if let Ok(r) = &look.reading {
-        eprint!(
+        super::errs!(
             "read on the screen ({}):\n{}",
             look.timing(),
             play::reading_text(r)
         );
     }
-    eprintln!("the board is not read surely: {why}; {saved_text}");
+    super::errln!("the board is not read surely: {why}; {saved_text}");
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() {
         return Err(NotSure(format!(
@@ -395,7 +395,7 @@ pub(super) async fn see_or_ask(
         let board = tokio::task::spawn_blocking(typed_board).await??;
         let reading = look.reading.as_ref().ok();
         match reading.and_then(|r| r.contradicting_tiles(&board)) {
-            Some(tiles) => eprintln!("not the board on the screen: {tiles}; type it again"),
+            Some(tiles) => super::errln!("not the board on the screen: {tiles}; type it again"),
             None => break board,
         }
     };
@@ -405,11 +405,11 @@ pub(super) async fn see_or_ask(
         match profile.source() {
             Some(_) => {
                 match scramblebot::calibrate::learn::learn(profile, &look.image, &board, false) {
-                    Ok(learned) => eprintln!("{}: {}", profile.name(), learned.text()),
-                    Err(e) => eprintln!("the letters typed are not learned: {e}"),
+                    Ok(learned) => super::errln!("{}: {}", profile.name(), learned.text()),
+                    Err(e) => super::errln!("the letters typed are not learned: {e}"),
                 }
             }
-            None => eprintln!(
+            None => super::errln!(
                 "the built-in profile {} keeps no glyphs: calibrate one of your own (`scramblebot calibrate --board LETTERS`) for the bot to learn this game's letters",
                 profile.name()
             ),

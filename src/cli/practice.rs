@@ -128,7 +128,7 @@ pub fn run(args: PracticeArgs) -> anyhow::Result<()> {
             found: &summary.found,
             missed: &summary.missed,
         };
-        println!("{}", serde_json::to_string(&json)?);
+        super::outln!("{}", serde_json::to_string(&json)?)?;
     }
     if interrupted {
         return Err(super::Interrupted.into());
@@ -195,7 +195,7 @@ fn piped(
     trie: &scramblebot::Trie,
     seed: Option<u64>,
 ) -> anyhow::Result<()> {
-    eprintln!("practice: {}; one word a line", heading(practice, seed));
+    super::errln!("practice: {}; one word a line", heading(practice, seed));
     let started = Instant::now();
     let mut out = std::io::stdout().lock();
     // Bytes that are not text make a line the trainer does not understand, not the end of

@@ -46,7 +46,7 @@ fn learn_board(
     let board = super::game_board(letters)?;
     let learned = scramblebot::calibrate::learn::learn(p, img, &board, force)
         .map_err(|e| BadInput(anyhow::anyhow!("cannot learn {board}: {e}")))?;
-    eprintln!("{}: {}", p.name(), learned.text());
+    super::errln!("{}: {}", p.name(), learned.text());
     let path = p.source().expect("learn needs a file");
     Ok(scramblebot::profile::Profile::load(path).map_err(super::bad)?)
 }

@@ -190,30 +190,32 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
         let addr = sim.addr();
         let r = sim.device().report();
         let (_, name, _) = model.product();
-        println!(
+        let _ = super::outln!(
             "virtual {} ({name}, Android {}, sdk {}) listening on {addr}",
             model.name(),
             model.release(),
             model.sdk()
         );
-        println!(
+        let _ = super::outln!(
             "board {}  (screen: {:?}, round {} s)",
-            r.board, r.screen, args.round_secs
+            r.board,
+            r.screen,
+            args.round_secs
         );
         if let Some(face) = &letters {
-            println!("letters:  drawn in {}", face.path().display());
+            let _ = super::outln!("letters:  drawn in {}", face.path().display());
         }
-        println!("connect:  adb connect {addr}   then   adb -s {addr} shell ...");
+        let _ = super::outln!("connect:  adb connect {addr}   then   adb -s {addr} shell ...");
         if let Some(path) = &report {
-            println!("report:   {}", path.display());
+            let _ = super::outln!("report:   {}", path.display());
         }
         sims.push(sim);
     }
-    println!(
+    let _ = super::outln!(
         "touch:    type `tap X Y` (display pixels) and Enter here: a finger taps the {}screen",
         if sims.len() > 1 { "first phone's " } else { "" }
     );
-    println!("stop with Ctrl-C");
+    let _ = super::outln!("stop with Ctrl-C");
     let _ = std::io::stdout().flush();
     let device = Arc::clone(sims[0].device());
     std::thread::Builder::new()
@@ -228,7 +230,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
     for sim in &sims {
         sim.device().write_report();
         let report = sim.device().report();
-        eprintln!(
+        super::errln!(
             "stopped {}: score {} of {} possible, {} words, {} strokes, {} violations",
             sim.addr(),
             report.score,
@@ -271,9 +273,9 @@ fn finger(device: &Device) {
         match at {
             Some((x, y)) if (0.0..w as f32).contains(&x) && (0.0..h as f32).contains(&y) => {
                 device.finger_tap((x, y), Duration::from_millis(80));
-                println!("tapped ({x}, {y})");
+                let _ = super::outln!("tapped ({x}, {y})");
             }
-            _ => eprintln!("not understood: {line:?} (tap X Y, inside {w}x{h})"),
+            _ => super::errln!("not understood: {line:?} (tap X Y, inside {w}x{h})"),
         }
     }
 }

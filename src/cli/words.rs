@@ -48,7 +48,7 @@ pub fn run(args: WordsArgs) -> anyhow::Result<()> {
     if !args.forget.is_empty() {
         let game = args.game.as_deref().unwrap_or(SCRAMBLE_PACKAGE);
         let n = state.forget_refused(game, args.forget.iter().map(String::as_str))?;
-        eprintln!(
+        super::errln!(
             "{n} of {} {} taken off the words {game} refused",
             args.forget.len(),
             scramblebot::play::plural(args.forget.len(), "word", "words")
@@ -72,7 +72,7 @@ pub fn run(args: WordsArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     if all.values().all(Vec::is_empty) {
-        eprintln!(
+        super::errln!(
             "no game has refused a word yet (they are kept in {})",
             state.dir().join("refused").display()
         );

@@ -449,8 +449,11 @@ fn finish(
     drain(inner, recorder, events);
     if let Err(text) = recorder.flush() {
         let _ = events.send(Event::Note { text });
+        // Written as they can be: with stderr gone too, they are lost however it is done,
+        // and a panic would take the summary with them.
+        use std::io::Write as _;
         for line in recorder.pending_lines() {
-            eprintln!("{line}");
+            let _ = writeln!(std::io::stderr(), "{line}");
         }
     }
     known

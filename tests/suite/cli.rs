@@ -530,6 +530,44 @@ fn demo_plays_a_whole_round_on_the_virtual_phone() {
     assert!(freezes_on_schedule(&r, 1.5) >= 1, "{r}");
 }
 
+/// A round whose notes have nowhere to go (stderr a pipe nobody reads, as under `2>&1 |
+/// head -1`) is played whole, and its summary still said on stdout: `eprintln!` panicked
+/// at the first note, before the first word was entered.
+#[test]
+fn a_demo_whose_stderr_is_gone_plays_its_round_whole() {
+    let _alone = heavy();
+    let (reader, gone) = std::io::pipe().unwrap();
+    drop(reader);
+    let demo = common::bin()
+        .args([
+            "demo",
+            "--model",
+            "pixel",
+            "--seed",
+            "30",
+            "--round-secs",
+            "60",
+        ])
+        .current_dir(std::env::temp_dir())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(gone)
+        .spawn()
+        .unwrap();
+    let out = common::output_within(demo, secs(120), "demo, stderr gone");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{:?}\n{stdout}", out.status);
+    // "referee: 41 words accepted of 41 possible, ..."
+    let referee = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("referee: "))
+        .unwrap_or_else(|| panic!("no referee line: {stdout}"));
+    let counts: Vec<&str> = referee.split_whitespace().collect();
+    assert!(counts.len() > 5 && counts[5] == "possible,", "{stdout}");
+    assert_eq!(counts[0], counts[4], "every word accepted: {stdout}");
+    assert!(stdout.contains(" 0 rejected, 0 violations"), "{stdout}");
+}
+
 #[test]
 fn a_two_minute_round_scaled_down() {
     // The game's round (120 s, Freeze every 30 s adding 15 s) scaled by 1/12.5: 9.6 s, every

@@ -469,25 +469,30 @@ fn a_daemon_whose_output_is_gone_still_stops_on_sigterm() {
         }
     });
     let dir = common::workdir("output-gone", WHOLE_ROUND_SECS);
-    let (reader, writer) = std::io::pipe().unwrap();
-    drop(reader);
-    let daemon = common::bin()
-        .args(["daemon", "-P", &port.to_string(), "--json"])
-        .env("HOME", &dir)
-        .env_remove("ANDROID_SERIAL")
-        .current_dir(&dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(writer.try_clone().unwrap())
-        .stderr(writer)
-        .spawn()
-        .unwrap();
-    // Under way (the signals are caught before it looks for phones): it follows the list.
-    tracking
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the daemon follows the server's list of phones");
-    terminate(&daemon);
-    let out = common::output_within(daemon, Duration::from_secs(30), "the daemon after SIGTERM");
-    assert!(out.status.success(), "{:?}", out.status);
+    // As a person's lines (its banner first: `eprintln!` panicked there, exit 101) and as
+    // JSON.
+    for json in [&[][..], &["--json"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let daemon = common::bin()
+            .args(["daemon", "-P", &port.to_string()])
+            .args(json)
+            .env("HOME", &dir)
+            .env_remove("ANDROID_SERIAL")
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(writer.try_clone().unwrap())
+            .stderr(writer)
+            .spawn()
+            .unwrap();
+        // Under way (the signals are caught before it looks for phones): it follows the list.
+        tracking
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{json:?}: the daemon follows the server's phones"));
+        terminate(&daemon);
+        let out = common::output_within(daemon, Duration::from_secs(30), "the daemon, SIGTERM");
+        assert!(out.status.success(), "{json:?}: {:?}", out.status);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
