@@ -242,10 +242,15 @@ pub(super) fn level(l: f32) -> u8 {
 
 /// The most common lightness (histogram mode, smoothed over 2 x `FACE_SMOOTH` + 1 levels).
 pub(super) fn face_luma(crop: &Crop) -> f32 {
+    commonest_luma(&crop.luma)
+}
+
+/// `face_luma` of the lightnesses `luma`.
+pub(super) fn commonest_luma(luma: &[f32]) -> f32 {
     // Counted into four histograms in turn, then added: a face's cells fall in a few bins,
     // and each count waited on the one before it in the same bin.
     // The bins are worked out first, all alike (which vectorises).
-    let bins: Vec<u8> = crop.luma.iter().map(|&l| level(l)).collect();
+    let bins: Vec<u8> = luma.iter().map(|&l| level(l)).collect();
     let mut hists = [[0u32; 256]; 4];
     let mut fours = bins.chunks_exact(4);
     for four in &mut fours {

@@ -54,7 +54,7 @@ fn a_badge_of_another_colour_touching_the_glyph_is_cut_off() {
 /// A tile on a gap of violet with a dark-red bar for its letter and, maybe, a badge in its
 /// top-left corner: (colour, letters, letters drawn touching).
 fn badged(badge: Option<([u8; 3], &str, bool)>) -> RgbaImage {
-    use super::super::corpus::{rounded, text_centred};
+    use super::super::corpus::rounded;
     let mut img = RgbaImage::from_pixel(240, 240, rgba(GAP));
     rounded(
         &mut img,
@@ -65,29 +65,34 @@ fn badged(badge: Option<([u8; 3], &str, bool)>) -> RgbaImage {
         12.0,
         rgba([230, 230, 150]),
     );
-    rounded(
-        &mut img,
-        105.0,
-        60.0,
-        135.0,
-        180.0,
-        0.0,
-        rgba([150, 30, 40]),
-    );
+    letter_bar(&mut img);
     if let Some((colour, text, touching)) = badge {
-        rounded(&mut img, 26.0, 26.0, 90.0, 74.0, 8.0, rgba(colour));
-        let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
-        let white = rgba([255, 255, 255]);
-        if touching {
-            // Each letter on its own, close enough that the T's bar meets the W.
-            let (first, second) = text.split_at(1);
-            text_centred(&mut img, &font, first, 48.0, 50.0, 24.0, white);
-            text_centred(&mut img, &font, second, 64.0, 50.0, 24.0, white);
-        } else {
-            text_centred(&mut img, &font, text, 58.0, 50.0, 24.0, white);
-        }
+        draw_badge(&mut img, colour, text, touching);
     }
     img
+}
+
+/// The dark-red bar `badged` draws for a tile's letter.
+fn letter_bar(img: &mut RgbaImage) {
+    let bar = rgba([150, 30, 40]);
+    super::super::corpus::rounded(img, 105.0, 60.0, 135.0, 180.0, 0.0, bar);
+}
+
+/// A badge of `colour` in the top-left corner of `badged`'s tile, its letters `text` in white
+/// (drawn each on its own, close enough to touch, if `touching`).
+fn draw_badge(img: &mut RgbaImage, colour: [u8; 3], text: &str, touching: bool) {
+    use super::super::corpus::{rounded, text_centred};
+    rounded(img, 26.0, 26.0, 90.0, 74.0, 8.0, rgba(colour));
+    let font = ab_glyph::FontVec::try_from_vec(dejavu::sans::bold().to_vec()).unwrap();
+    let white = rgba([255, 255, 255]);
+    if touching {
+        // Each letter on its own, close enough that the T's bar meets the W.
+        let (first, second) = text.split_at(1);
+        text_centred(img, &font, first, 48.0, 50.0, 24.0, white);
+        text_centred(img, &font, second, 64.0, 50.0, 24.0, white);
+    } else {
+        text_centred(img, &font, text, 58.0, 50.0, 24.0, white);
+    }
 }
 
 const GAP: [u8; 3] = [70, 40, 170];
@@ -103,6 +108,29 @@ fn badges_are_read_in_the_gaps_colour_and_with_touching_letters() {
     // Letters that touch come as one piece: cut apart.
     let img = badged(Some((orange, "TW", true)));
     assert_eq!(read(&img), Some(Bonus::TW));
+}
+
+/// A badge on a face shaded from top to bottom, on a flat panel of a vivid colour: the
+/// panel, flat, has more cells of one lightness than the shaded face, but the face's colour
+/// is the tile's (before, it was the panel's, the whole tile stood out from it, and the badge
+/// did not: developed seed 1, sample 42).
+#[test]
+fn a_badge_is_read_on_a_shaded_face_on_a_flat_panel() {
+    let panel = [16, 106, 22];
+    let mut img = RgbaImage::from_pixel(240, 240, rgba(panel));
+    for y in 20..220u32 {
+        // 45 levels from top to bottom, yellow.
+        let t = (y - 20) as f32 / 200.0;
+        let shade = |top: f32, bottom: f32| (top + (bottom - top) * t).round() as u8;
+        let face = rgba([shade(210.0, 165.0), shade(215.0, 172.0), shade(70.0, 52.0)]);
+        for x in 20..220 {
+            img.put_pixel(x, y, face);
+        }
+    }
+    letter_bar(&mut img);
+    draw_badge(&mut img, [100, 20, 140], "TL", false);
+    let read = tile_badge(&img, (120.0, 120.0), 200.0, &Classifier::built_in());
+    assert_eq!(read, Some(Bonus::TL));
 }
 
 /// A light tile with a letter K and, maybe, a thin square frame drawn inset in the ink's
