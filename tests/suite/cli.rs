@@ -501,22 +501,15 @@ fn freezes_on_schedule(r: &serde_json::Value, every: f64) -> usize {
     freezes.len()
 }
 
+/// A demo on the Pixel model, seed 30: a board of 41 words, in a round long enough for all.
+const PIXEL_41_WORDS: [&str; 6] = ["--model", "pixel", "--seed", "30", "--round-secs", "60"];
+
 #[test]
 fn demo_plays_a_whole_round_on_the_virtual_phone() {
     // A short freeze interval so the schedule shows within the round; a board of 41 words
     // (seed 3's 134 kept the test 8.5 s on the wall clock, beside no other demo).
-    let r = demo_json(&[
-        "--model",
-        "pixel",
-        "--seed",
-        "30",
-        "--round-secs",
-        "60",
-        "--freeze-every-secs",
-        "1.5",
-        "--freeze-secs",
-        "0.5",
-    ]);
+    let freezes = ["--freeze-every-secs", "1.5", "--freeze-secs", "0.5"];
+    let r = demo_json(&[&PIXEL_41_WORDS[..], &freezes].concat());
     let (bot, referee) = (&r["bot"], &r["referee"]);
     assert!(bot["words_planned"].as_u64().unwrap() > 20, "{r}");
     assert_eq!(bot["words_entered"], bot["words_planned"], "{r}");
@@ -539,15 +532,8 @@ fn a_demo_whose_stderr_is_gone_plays_its_round_whole() {
     let (reader, gone) = std::io::pipe().unwrap();
     drop(reader);
     let demo = common::bin()
-        .args([
-            "demo",
-            "--model",
-            "pixel",
-            "--seed",
-            "30",
-            "--round-secs",
-            "60",
-        ])
+        .arg("demo")
+        .args(PIXEL_41_WORDS)
         .current_dir(std::env::temp_dir())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

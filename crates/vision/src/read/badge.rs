@@ -4,7 +4,7 @@
 
 use image::RgbaImage;
 
-use super::crop::{Crop, cells_across, commonest_luma, crop, face_luma, may_spread};
+use super::crop::{Crop, cells_across, commonest_luma, crop, may_spread};
 use super::mask::morph;
 use crate::colour::{luma, select_in};
 use crate::glyph::{Classifier, Features, Ink, SURE};
@@ -103,7 +103,7 @@ pub(super) fn far(p: [f32; 3], q: [f32; 3]) -> bool {
 /// other cell each way. Taken on the tile alone (inside its rounded corners): over the whole
 /// crop, a flat panel round a face shaded top to bottom had more cells of one lightness than
 /// the face, and with the panel's colour for the face's, the whole tile was unlike it and no
-/// badge stood out (developed seed 1, sample 42: a DW and two TL badges missed).
+/// badge stood out (developed seed 1, sample 42: two TL badges missed).
 fn face_colour(b: &BadgeCrop) -> [f32; 3] {
     let (crop, n) = (&b.crop, b.crop.n);
     let inner = b.half * TILE_INNER;
@@ -114,11 +114,8 @@ fn face_colour(b: &BadgeCrop) -> [f32; 3] {
     for y in tile.clone() {
         lumas.extend_from_slice(&crop.luma[row(y)]);
     }
-    let common = if lumas.is_empty() {
-        face_luma(crop)
-    } else {
-        commonest_luma(&lumas)
-    };
+    // The tile spans a third of the crop each way from its middle: never no cells.
+    let common = commonest_luma(&lumas);
     let of_face = |&p: &usize| (crop.luma[p] - common).abs() <= COMMON_TOLERANCE;
     // Every other cell each way, as for the gap (`around_colour`): the face covers most of
     // the tile (the whole crop is taken should none of those be the face's: the median needs
