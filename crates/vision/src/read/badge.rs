@@ -54,10 +54,10 @@ const MIN_LETTER_HEIGHT: f32 = 0.2;
 
 /// The geometry of a badge's crop: `n` cells a side, the tile's half side and the crop's
 /// middle in cells.
-struct BadgeCrop {
+pub(super) struct BadgeCrop {
     pub(super) crop: Crop,
     pub(super) nf: f32,
-    half: f32,
+    pub(super) half: f32,
     pub(super) mid: f32,
 }
 
@@ -75,7 +75,7 @@ impl BadgeCrop {
     }
 
     /// Crop cells [a, b) along an axis, from offsets relative to the middle.
-    fn span(&self, from: f32, to: f32) -> std::ops::Range<usize> {
+    pub(super) fn span(&self, from: f32, to: f32) -> std::ops::Range<usize> {
         let cell = |d: f32| (self.mid + d).clamp(0.0, self.nf) as usize;
         cell(from)..cell(to)
     }
@@ -346,13 +346,27 @@ fn badge_letters(
     Some((text_labels, parts))
 }
 
+/// What a tile's corners showed: a badge read (or none), or no badge on a face of a vivid
+/// colour, which may be a bonus tile told by its colour (`tinted_label` reads its name once
+/// the board's other tiles tell whether its colour is a bonus's).
+pub enum BadgeSeen {
+    Badge(Option<Bonus>),
+    /// No badge, on a face of this colour (with the tile's crop, for its label).
+    VividFace(Box<BadgeCrop>, [f32; 3]),
+}
+
+impl BadgeSeen {
+    /// The bonus read, if any.
+    pub fn bonus(&self) -> Option<Bonus> {
+        match self {
+            BadgeSeen::Badge(b) => *b,
+            BadgeSeen::VividFace(..) => None,
+        }
+    }
+}
+
 /// Looks for a bonus badge at the corners of the tile centred on `c` and reads its letters.
-pub fn tile_badge(
-    img: &RgbaImage,
-    c: (f32, f32),
-    tile: f32,
-    classifier: &Classifier,
-) -> Option<Bonus> {
+pub fn tile_badge(img: &RgbaImage, c: (f32, f32), tile: f32, classifier: &Classifier) -> BadgeSeen {
     // A badge is vivid, and its region is at least the smallest badge (`find_badge`): on a
     // crop with fewer vivid pixels than half of that, there is none to look for. (Counted
     // only as far as that: on a tile of a vivid colour, the first few rows have them.) Most
@@ -360,47 +374,72 @@ pub fn tile_badge(
     let side = tile * BADGE_CROP;
     let need = (smallest_badge(cells_across(side, BADGE_WORK) as f32) / 2.0).ceil() as usize;
     if !may_spread(img, (c, side, BADGE_WORK), VIVID, need) {
-        return None;
+        return BadgeSeen::Badge(None);
     }
     let b = BadgeCrop::new(img, c, tile);
     let vivid = b.crop.rgb.iter().filter(|&&c| chroma(c) > VIVID);
     if vivid.take(need).count() < need {
-        return None;
+        return BadgeSeen::Badge(None);
     }
     let face = face_colour(&b);
     let vivid = vivid_unlike(&b.crop, face);
-    if too_few_for_a_badge(&vivid, b.nf) {
-        return None;
+    let found = (!too_few_for_a_badge(&vivid, b.nf))
+        .then(|| find_badge(&b, &vivid, around_colour(&b, face)))
+        .flatten();
+    match found {
+        Some(found) => BadgeSeen::Badge(badge_bonus(&b, &found, classifier)),
+        None if chroma(face) > VIVID => BadgeSeen::VividFace(Box::new(b), face),
+        None => BadgeSeen::Badge(None),
     }
-    let found = find_badge(&b, &vivid, around_colour(&b, face))?;
-    let (text, bw, bh) = badge_text(&b.crop, &found);
+}
+
+/// The bonus a badge found on `b` names, if its letters are read surely.
+fn badge_bonus(b: &BadgeCrop, found: &FoundBadge, classifier: &Classifier) -> Option<Bonus> {
+    let (text, bw, bh) = badge_text(&b.crop, found);
     let (text_labels, parts) = badge_letters(&text, bw, bh)?;
-    let read = |(id, columns): &(u32, std::ops::Range<usize>), allowed: &[u8]| -> Option<u8> {
+    let letter = |(id, columns): &(u32, std::ops::Range<usize>)| {
         let mut ink = Ink::new(bw, bh);
         for (i, &l) in text_labels.iter().enumerate() {
             if l == *id && columns.contains(&(i % bw)) {
                 ink.v[i] = 1.0;
             }
         }
-        let f = Features::of(&ink)?;
-        // A doubtful letter leaves the badge unread: a bonus counted on the wrong tile or of
-        // the wrong kind misleads the scoring more than one left out.
-        classifier
-            .classify(&f, allowed)
-            .filter(|v| v.confidence >= SURE)
-            .map(|v| v.tile)
+        ink
     };
-    const D: u8 = 3;
-    const L: u8 = 11;
-    const T: u8 = 19;
-    const W: u8 = 22;
-    match (read(&parts[0], &[D, T])?, read(&parts[1], &[L, W])?) {
+    read_bonus(classifier, &letter(&parts[0]), &letter(&parts[1]), false)
+}
+
+/// The bonus two small letters spell, D or T then L or W, each read with the classifier
+/// kept to those two; none when either is doubtful: a bonus counted on the wrong tile or of
+/// the wrong kind misleads the scoring more than one left out. When `alone`, each letter must
+/// also be the one read among all letters: writing that is not a bonus's (a point value) is
+/// not taken for one because two letters were all it was offered.
+pub(super) fn read_bonus(
+    classifier: &Classifier,
+    first: &Ink,
+    second: &Ink,
+    alone: bool,
+) -> Option<Bonus> {
+    let read = |ink: &Ink, allowed: &[u8]| -> Option<u8> {
+        let f = Features::of(ink)?;
+        let v = classifier
+            .classify(&f, allowed)
+            .filter(|v| v.confidence >= SURE)?;
+        (!alone || classifier.classify(&f, &[])?.tile == v.tile).then_some(v.tile)
+    };
+    match (read(first, &[D, T])?, read(second, &[L, W])?) {
         (D, L) => Some(Bonus::DL),
         (T, L) => Some(Bonus::TL),
         (D, W) => Some(Bonus::DW),
         _ => Some(Bonus::TW),
     }
 }
+
+/// The letters of the bonuses' names.
+const D: u8 = 3;
+const L: u8 = 11;
+const T: u8 = 19;
+const W: u8 = 22;
 
 #[cfg(test)]
 mod tests {

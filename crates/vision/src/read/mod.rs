@@ -26,6 +26,7 @@
 mod badge;
 mod crop;
 mod ink;
+mod label;
 mod mask;
 mod qu;
 #[cfg(test)]
@@ -39,9 +40,10 @@ pub use super::glyph::SURE;
 use super::glyph::{Classifier, Features, QU, Reference, Verdict};
 use super::grid::{Grid, Polarity};
 use crate::score::Bonus;
-use badge::tile_badge;
+use badge::{BadgeSeen, tile_badge};
 pub use ink::{CROP, Face, TileGlyph, tile_glyph, tile_glyph_with};
 use ink::{Levelled, glyph_on};
+use label::tinted_label;
 pub use qu::{QuMarks, marks};
 
 /// Faces darker than this (luma) are not tiles in play (a dimmed overlay, a disabled board).
@@ -691,6 +693,41 @@ fn read_with_board(
 /// and costs developed seed 1 one board read exactly but no longer surely (251 -> 250).
 const SMALL_TILE: f32 = 60.0;
 
+/// A bonus tile told by its colour has a colour few of the board's tiles share: at most this
+/// many (itself among them). So a board of tiles all of one vivid colour is not looked at for
+/// labels: looking at every such tile cost held-back seed 1 sample 25 a sixth more
+/// instructions a read (175M -> 206M); looking at these, at most 3% more on the 31 screens
+/// of `examples/read_time` (the slowest, held-back seed 2 sample 64: 229M -> 235M).
+const TINT_SHARED_BY: usize = 6;
+/// Two faces nearer than this in colour (RGB distance) share it.
+const TINT_APART: f32 = 30.0;
+
+/// The bonuses named on tiles of a vivid colour that at most `TINT_SHARED_BY` of the board's
+/// tiles have (`badges`, as `tile_badge` saw each of them), by tile.
+fn tinted_labels(badges: &[BadgeSeen], classifier: &Classifier) -> Vec<(usize, Option<Bonus>)> {
+    let faces: Vec<[f32; 3]> = badges
+        .iter()
+        .filter_map(|b| match b {
+            BadgeSeen::VividFace(_, face) => Some(*face),
+            BadgeSeen::Badge(_) => None,
+        })
+        .collect();
+    let near = |f: [f32; 3], g: [f32; 3]| {
+        (0..3).map(|ch| (f[ch] - g[ch]).powi(2)).sum::<f32>() < TINT_APART * TINT_APART
+    };
+    let shared_by = |face: [f32; 3]| faces.iter().filter(|&&f| near(f, face)).count();
+    badges
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| match b {
+            BadgeSeen::VividFace(crop, face) if shared_by(*face) <= TINT_SHARED_BY => {
+                Some((i, tinted_label(crop, *face, classifier)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// Reads each tile of `grid` on `img` (with the median face lightness and how many tiles show
 /// a glyph), the tiles shared among `threads` threads (the tiles are
 /// independent; the answer does not depend on the split).
@@ -701,23 +738,24 @@ fn read_tiles(
     threads: usize,
 ) -> (Vec<TileRead>, f32, usize) {
     let per = grid.centres.len().div_ceil(threads.clamp(1, 16));
-    let read_chunk = |chunk: &[(f32, f32)]| -> Vec<(Seen, TileRead)> {
+    let read_chunk = |chunk: &[(f32, f32)]| -> Vec<((Seen, TileRead), BadgeSeen)> {
         chunk
             .iter()
             .map(|&c| {
                 let seen = see_tile(img, c, grid.tile, grid.pitch.0.min(grid.pitch.1));
                 let (tile, confidence, runner_up) = judge(&seen, classifier);
+                let badge = tile_badge(img, c, grid.tile, classifier);
                 let read = TileRead {
                     tile,
                     confidence,
                     runner_up,
-                    bonus: tile_badge(img, c, grid.tile, classifier),
+                    bonus: badge.bonus(),
                 };
-                (seen, read)
+                ((seen, read), badge)
             })
             .collect()
     };
-    let done: Vec<(Seen, TileRead)> = if per >= grid.centres.len() {
+    let done: Vec<((Seen, TileRead), BadgeSeen)> = if per >= grid.centres.len() {
         read_chunk(&grid.centres)
     } else {
         std::thread::scope(|scope| {
@@ -732,7 +770,11 @@ fn read_tiles(
                 .collect()
         })
     };
+    let (done, badges): (Vec<(Seen, TileRead)>, Vec<BadgeSeen>) = done.into_iter().unzip();
     let (mut seen, mut out): (Vec<Seen>, Vec<TileRead>) = done.into_iter().unzip();
+    for (i, label) in tinted_labels(&badges, classifier) {
+        out[i].bonus = label;
+    }
     // A board shows most of its letters one way round; a tile without a glyph among them may
     // be a tinted bonus tile showing its letter the other way. Seen so, the bonus tiles of the
     // second generator were read where each had been a tile without a letter (read as A at no
