@@ -365,7 +365,8 @@ impl BadgeSeen {
     }
 }
 
-/// Looks for a bonus badge at the corners of the tile centred on `c` and reads its letters.
+/// Looks for a bonus badge at the corners of the tile centred on `c` and reads its letters;
+/// with no badge on a face of a vivid colour, says so, with the face's colour and the crop.
 pub fn tile_badge(img: &RgbaImage, c: (f32, f32), tile: f32, classifier: &Classifier) -> BadgeSeen {
     // A badge is vivid, and its region is at least the smallest badge (`find_badge`): on a
     // crop with fewer vivid pixels than half of that, there is none to look for. (Counted
