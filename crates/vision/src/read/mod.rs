@@ -712,10 +712,11 @@ fn tinted_labels(badges: &[BadgeSeen], classifier: &Classifier) -> Vec<(usize, O
             BadgeSeen::Badge(_) => None,
         })
         .collect();
-    let near = |f: [f32; 3], g: [f32; 3]| {
-        (0..3).map(|ch| (f[ch] - g[ch]).powi(2)).sum::<f32>() < TINT_APART * TINT_APART
+    let shared_by = |face: [f32; 3]| {
+        (faces.iter())
+            .filter(|&&f| crate::colour::distance(f, face) < TINT_APART)
+            .count()
     };
-    let shared_by = |face: [f32; 3]| faces.iter().filter(|&&f| near(f, face)).count();
     badges
         .iter()
         .enumerate()
