@@ -26,6 +26,19 @@ pub struct Touch {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gesture {
     pub touches: Vec<Touch>,
+    /// Where a finger cut short slides before it lifts (the grid's corner tiles' centres,
+    /// fence-checked; `away_from` picks one): lifted where it is, it would tap whatever now
+    /// shows there, as a results screen's button where a tile was.
+    pub away: [(i32, i32); 4],
+}
+
+impl Gesture {
+    /// The point of `away` farthest from `(x, y)`: sliding there leaves any button the
+    /// finger went down on, so lifting clicks nothing.
+    pub fn away_from(&self, x: i32, y: i32) -> (i32, i32) {
+        let d = |&(ax, ay): &(i32, i32)| (i64::from(ax - x)).pow(2) + (i64::from(ay - y)).pow(2);
+        self.away.iter().copied().max_by_key(d).unwrap_or((x, y))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -80,7 +93,19 @@ pub fn swipe(profile: &Profile, cells: &[usize]) -> Result<Gesture, GestureError
         at = next;
     }
     touches.push(touch(profile, Phase::Up, at)?);
-    Ok(Gesture { touches })
+    Ok(Gesture {
+        touches,
+        away: away(profile)?,
+    })
+}
+
+/// The grid's corner tiles' centres, fence-checked: where a finger cut short slides.
+fn away(profile: &Profile) -> Result<[(i32, i32); 4], GestureError> {
+    let corner = |cell| {
+        let t = touch(profile, Phase::Move, centre(profile, cell)?)?;
+        Ok((t.x, t.y))
+    };
+    Ok([corner(0)?, corner(3)?, corner(12)?, corner(15)?])
 }
 
 /// A tap: down and up on one point.
@@ -90,6 +115,7 @@ pub fn tap(profile: &Profile, p: Point) -> Result<Gesture, GestureError> {
             touch(profile, Phase::Down, p)?,
             touch(profile, Phase::Up, p)?,
         ],
+        away: away(profile)?,
     })
 }
 

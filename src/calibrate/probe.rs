@@ -261,6 +261,16 @@ pub async fn watch_numbers(
         "clock at {}: its ten digits learned in {secs:.0} s",
         place(clock)
     ));
+    // The clock read back with the digits just learned, as play will read it: a box that
+    // takes in more than the number (an icon beside it) is said now, not found out in play.
+    if let Some(img) = &last
+        && book.clock(&digits::cut(img, clock)).is_none_or(|n| !n.sure)
+    {
+        about.push(format!(
+            "WARNING: the clock at {} does not read back surely with the digits learned (something beside the number in its box?): play will not read the game's clock, and plays each round until its board leaves the screen; give --clock-box around the digits only",
+            place(clock)
+        ));
+    }
     let score = score.or_else(|| {
         last.as_ref()
             .and_then(|img| numbers::score_box(img, &book, skip, clock))

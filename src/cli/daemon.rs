@@ -282,7 +282,9 @@ impl Live {
                 bar.set_message(format!("ready ({profile}); waiting for a board"));
             }
             Event::NoProfile { .. } => bar.set_message("no profile: left alone"),
-            Event::JoinedLate { .. } => bar.set_message("waiting for the next round"),
+            Event::JoinedLate { .. } => {
+                bar.set_message("joined late: playing until the board goes")
+            }
             Event::Advanced { .. } => bar.set_message("tapped Play/Next"),
             Event::Woke { .. } => bar.set_message("the screen was off: turned it on"),
             Event::Unlocked { .. } => bar.set_message("dismissed the lock screen"),
@@ -343,6 +345,7 @@ fn ended(e: Ended) -> &'static str {
     match e {
         Ended::AllWords => "every word entered",
         Ended::Clock => "the clock ran out",
+        Ended::BoardGone => "the board left the screen",
         Ended::Stopped => "stopped",
         Ended::PhoneLost => "the phone went away",
         Ended::Unsure => "not read surely",
@@ -378,7 +381,9 @@ fn line(event: &Event) -> Option<String> {
              lock to None for unattended play; waiting"
         ),
         Event::JoinedLate { serial, board } => {
-            format!("{serial}: board {board} already on screen; waiting for the next round")
+            format!(
+                "{serial}: board {board} already on screen, its start unknown: playing it until it leaves the screen"
+            )
         }
         Event::RoundStarted {
             serial,

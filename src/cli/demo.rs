@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use scramblebot::phone::Phone;
-use scramblebot::play::{EnterOptions, RoundOutcome};
+use scramblebot::play::{self, RoundOutcome};
 use scramblebot::profile::{Profile, Rules};
 use scramblebot::sim::game::{FreezeRecord, GameConfig};
 use scramblebot::sim::{Model, Sim, SimConfig};
@@ -106,17 +106,11 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         let seen = see_or_ask(&phone, &profile, false, &args.round, stop.clone()).await?;
         // The time left, as a user reads it off the game's clock.
         let left = Duration::from_secs_f64(sim.device().report().time_left_ms.max(0.0) / 1e3);
-        let opts = EnterOptions {
-            route: args.round.route.map(Into::into),
-            deadline: tokio::time::Instant::now() + left,
-            finish_word_on_stop: false,
-            score_before: None,
-            score_at_start: seen.score,
-            gap: None,
-        };
+        let board = seen.board;
+        let round = play::Round::told(seen, std::time::Instant::now() + left);
         // The demo's game is not the user's: nothing it learns is kept.
-        let (played, _) = enter(&phone, &profile, &seen, opts, &args.round, None, stop).await?;
-        anyhow::Ok((played.outcome, phone.model.clone(), seen.board))
+        let (played, _) = enter(&phone, &profile, round, &args.round, None, stop).await?;
+        anyhow::Ok((played.outcome, phone.model.clone(), board))
     })??;
     let (route, words) = (outcome.routes_text(), outcome.words_planned);
     let report = sim.device().report();

@@ -10,9 +10,8 @@ use std::io::Write;
 use std::time::Duration;
 
 use anyhow::Context;
-use scramblebot::Trie;
 use scramblebot::phone::Phone;
-use scramblebot::play::{self, EnterOptions, Sight};
+use scramblebot::play::{self, Sight};
 use scramblebot::profile::{Clock, Profile, ScreenBox};
 use scramblebot::sim::game::GameConfig;
 use scramblebot::sim::screen::Face;
@@ -197,25 +196,19 @@ async fn round(
     else {
         anyhow::bail!("the virtual phone's board was not read surely");
     };
-    let words = play::plan_words(
-        &Trie::enable(),
-        profile,
-        &seen.board,
-        &seen.bonuses,
-        scramblebot::Order::Longest,
-    );
     let left = Duration::from_secs_f64(sim.device().report().time_left_ms.max(0.0) / 1e3);
-    let opts = EnterOptions {
+    let round = play::Round::told(seen, std::time::Instant::now() + left);
+    let how = play::How {
+        order: scramblebot::Order::Longest,
         route: None,
-        deadline: tokio::time::Instant::now() + left,
         finish_word_on_stop: false,
-        score_before: None,
-        score_at_start: seen.score,
-        gap: None,
     };
     let shots = sim.device().report().screenshots;
     let cpu = bot_cpu();
-    let played = play::enter(&phone, profile, &words, opts, stop, &mut |_| {}).await?;
+    let played = round
+        .play(&phone, profile, how, None, stop, &mut |_| {})
+        .await?
+        .played;
     let cpu = bot_cpu().saturating_sub(cpu);
     let report = sim.device().report();
     let secs = played.outcome.elapsed_secs.max(1e-9);

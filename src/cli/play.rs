@@ -5,9 +5,8 @@
 
 use std::path::PathBuf;
 
-use scramblebot::Order;
 use scramblebot::phone::Phone;
-use scramblebot::play::{self, BoardSource, EnterOptions, RoundOutcome, Seen, Sight};
+use scramblebot::play::{self, BoardSource, RoundOutcome, Seen, Sight};
 use scramblebot::profile::Profile;
 use scramblebot::state::State;
 use serde::Serialize;
@@ -120,47 +119,22 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         };
         // The round's end, fixed once: by --time-left, counted from when the command was
         // typed; else by what was seen (`Seen::deadline`).
-        let round = std::time::Duration::from_secs_f64(profile.rules().round_secs);
-        let deadline = match time_left {
-            Some(left) => *START + left,
-            None => seen.deadline(round),
-        };
-        if time_left.is_none() && args.round.talk() {
-            let left = deadline
-                .saturating_duration_since(std::time::Instant::now())
-                .as_secs_f64();
-            if let Some((_, secs)) = seen.clock {
-                super::errln!(
-                    "the game's clock shows {}:{:02}: playing for the {left:.1} s it has left",
-                    secs / 60,
-                    secs % 60,
-                );
-            } else if let Some(after) = seen.after.filter(|_| seen.behind) {
-                super::errln!(
-                    "the board came up while the screen was dark or locked: the round's clock is counted from {:.1} s ago",
-                    after.elapsed().as_secs_f64()
-                );
+        let round = match time_left {
+            Some(left) => play::Round::told(seen, *START + left),
+            None => {
+                let whole = std::time::Duration::from_secs_f64(profile.rules().round_secs);
+                play::Round::new(seen, whole)
             }
-        }
-        let opts = EnterOptions {
-            route: args.round.route.map(Into::into),
-            deadline: deadline.into(),
-            finish_word_on_stop: false,
-            score_before: None,
-            score_at_start: seen.score,
-            gap: None,
         };
+        if args.round.talk()
+            && let Some(line) = round.clock_line(&profile)
+        {
+            super::errln!("{line}");
+        }
+        let seen = round.seen.clone();
         let state = State::from_env();
-        let (played, left_out) = enter(
-            &phone,
-            &profile,
-            &seen,
-            opts,
-            &args.round,
-            state.as_ref(),
-            stop,
-        )
-        .await?;
+        let (played, left_out) =
+            enter(&phone, &profile, round, &args.round, state.as_ref(), stop).await?;
         let line = format!(
             "{} ({}, sdk {}, {}x{}), profile {}",
             phone.serial,
@@ -301,23 +275,27 @@ fn warn_if_short(seen: u32, entered: u32) {
     }
 }
 
-/// Plays the board (`play::play_seen`), with a progress bar for a person watching.
+/// Plays the round (`play::Round::play`), with a progress bar for a person watching.
 pub(super) async fn enter(
     phone: &Phone,
     profile: &Profile,
-    seen: &Seen,
-    opts: EnterOptions,
-    round: &super::RoundArgs,
+    round: play::Round,
+    args: &super::RoundArgs,
     state: Option<&State>,
     stop: watch::Receiver<bool>,
 ) -> anyhow::Result<(play::Played, usize)> {
     // Its length comes with the first word's progress (refused words are left out).
-    let bar = words_bar(round.show_progress(), 0);
-    let order: Order = round.order.into();
-    let done = play::play_seen(phone, profile, seen, order, opts, state, stop, &mut |e| {
-        show_event(round, &bar, e)
-    })
-    .await;
+    let bar = words_bar(args.show_progress(), 0);
+    let how = play::How {
+        order: args.order.into(),
+        route: args.route.map(Into::into),
+        finish_word_on_stop: false,
+    };
+    let done = round
+        .play(phone, profile, how, state, stop, &mut |e| {
+            show_event(args, &bar, e)
+        })
+        .await;
     bar.finish_and_clear();
     let done = done?;
     if let Some(why) = done.not_kept {

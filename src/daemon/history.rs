@@ -21,6 +21,9 @@ pub enum Ended {
     AllWords,
     /// The round's clock ran out first.
     Clock,
+    /// A look found the board gone from the screen first (the results screen, a dialog):
+    /// the round was over, whatever the clock said.
+    BoardGone,
     /// The user stopped the daemon.
     Stopped,
     /// The phone went away (or refused) mid-round.

@@ -102,7 +102,8 @@ pub enum Event {
     Locked {
         serial: String,
     },
-    /// A board already showing when the worker started: the worker waits for the next round.
+    /// A board already showing when the worker started (its start unknown, the clock not
+    /// read): played until it leaves the screen.
     JoinedLate {
         serial: String,
         board: String,

@@ -20,14 +20,12 @@ use tokio::time::Instant;
 
 use super::Event;
 use super::history::{Ended, RoundRecord};
-use crate::board::Board;
 use crate::dict::Trie;
 use crate::phone::{Lock, Phone, PhoneError};
 use crate::play::look::{self, Look};
 use crate::play::watcher::{Do, Patience, Watcher};
-use crate::play::{self, EnterOptions, Kept, PlannedWord, PlayError, Stop};
+use crate::play::{self, Kept, PlannedWord, PlayError, Stop};
 use crate::profile::{Profile, Route};
-use crate::score::Bonuses;
 use crate::solve::Order;
 use crate::vision::glyph::Classifier;
 use crate::vision::grid::Grid;
@@ -74,17 +72,15 @@ pub struct Memory {
 /// A round cut short by the phone going away.
 #[derive(Clone, Debug)]
 pub struct Interrupted {
-    pub board: Board,
-    pub bonuses: Bonuses,
+    /// The round's board, and when it was first seen.
+    pub seen: play::Seen,
     /// The words not entered yet, first the one whose stroke the phone's going cut (it may
     /// never have reached the game: entering it again costs a swipe, losing it its points).
     pub left: Vec<PlannedWord>,
     /// Words entered again so far in this round, as cut by a phone's going.
     pub entered_again: usize,
-    /// When the round's board was first seen.
-    pub seen: Instant,
     /// When the round's clock ends, with what the Freezes tapped so far added to it.
-    pub deadline: Instant,
+    pub deadline: std::time::Instant,
 }
 
 /// A phone's worker: what it needs, and where it reports.
@@ -246,44 +242,37 @@ impl Worker<'_> {
                         board,
                         bonuses,
                         after,
-                        ..
+                        behind,
                     } => {
                         if done(memory) {
                             return Ok(());
                         }
-                        let board = (board, bonuses);
-                        // The game's clock, read off this look: the round ends when it does,
-                        // however late the round was joined (a lower bound: a clock showing
-                        // m:ss has between a second less and that much left).
+                        // The game's figures, read off this look: the round ends when its
+                        // clock does, however late the round was joined.
                         let numbers = book
                             .as_ref()
                             .map(|b| play::numbers(&l.image, self.profile, b))
                             .unwrap_or_default();
-                        let by_clock = numbers.clock_secs.map(play::clock_left);
-                        let at_start = numbers.score;
+                        let seen = play::Seen {
+                            board,
+                            bonuses,
+                            source: play::BoardSource::Screen,
+                            at: started.into_std(),
+                            after: after.map(Instant::into_std),
+                            behind,
+                            clock: numbers.clock_secs.map(|s| (started.into_std(), s)),
+                            score: numbers.score,
+                        };
                         // A board whose start is unknown may be the round the phone's going
                         // cut short.
-                        let resume = memory
-                            .interrupted
-                            .take()
-                            .filter(|i| after.is_none() && (i.board, i.bonuses) == board);
-                        match (resume, by_clock, after) {
-                            (Some(i), _, _) => self.resume(i, memory).await?,
-                            (None, Some(left), _) => {
-                                let round = (started, started + left);
-                                self.play(&board, round, &l.image, at_start, memory).await?;
-                            }
-                            (None, None, None) => self.emit(Event::JoinedLate {
-                                serial: self.serial(),
-                                board: board.0.to_string(),
-                            }),
-                            (None, None, Some(shown)) => {
-                                let whole =
-                                    Duration::from_secs_f64(self.profile.rules().round_secs);
-                                let round = (shown, shown + whole);
-                                self.play(&board, round, &l.image, at_start, memory).await?;
-                            }
-                        }
+                        let resume = memory.interrupted.take().filter(|i| {
+                            after.is_none() && (i.seen.board, i.seen.bonuses) == (board, bonuses)
+                        });
+                        let round = match resume {
+                            Some(i) => self.resumed(i),
+                            None => self.new_round(seen, &l.image),
+                        };
+                        self.play(round, memory).await?;
                         if self.stopped() || done(memory) {
                             return Ok(());
                         }
@@ -412,139 +401,105 @@ impl Worker<'_> {
         }
     }
 
-    /// Plays a new round on `board`, first seen at `seen` on `screen` (whose score, read, is
-    /// `score_at_start`), its clock ending at `deadline`.
-    async fn play(
-        &mut self,
-        board: &(Board, Bonuses),
-        (seen, deadline): (Instant, Instant),
-        screen: &image::RgbaImage,
-        score_at_start: Option<u32>,
-        memory: &mut Memory,
-    ) -> Result<(), PlayError> {
-        let mut words =
-            play::plan_words(self.trie, self.profile, &board.0, &board.1, self.opts.order);
-        if let Some(state) = &self.opts.state {
-            let mut notes = Vec::new();
-            words = play::without_refused(words, state, &self.profile.rules().game, &mut |n| {
-                notes.push(n)
+    /// A new round on the board `seen` showed on `screen`. Its clock ends where the game's
+    /// clock says, else a whole round from when the board came up; a board already showing
+    /// when its clock cannot be read (joined late) is played until it leaves the screen.
+    fn new_round(&self, seen: play::Seen, screen: &image::RgbaImage) -> play::Round {
+        let whole = Duration::from_secs_f64(self.profile.rules().round_secs);
+        let round = play::Round::new(seen, whole);
+        if round.end == play::End::AtMost {
+            self.emit(Event::JoinedLate {
+                serial: self.serial(),
+                board: round.seen.board.to_string(),
             });
-            for n in notes {
-                self.emit(Event::Note {
-                    text: format!("{}: {n}", self.serial()),
-                });
-            }
+        }
+        if let Some(line) = round
+            .clock_line(self.profile)
+            .filter(|_| round.end != play::End::Clock)
+        {
+            self.emit(Event::Note {
+                text: format!("{}: {line}", self.serial()),
+            });
         }
         // The screen the board was read on holds the round's starting score. Copied
-        // (megabytes) only for a profile that knows where the score is, as the first touch
-        // waits for it.
-        let score_before = self
-            .profile
-            .score()
-            .map(|_| std::sync::Arc::new(screen.clone()));
-        let round = Round {
-            seen,
-            deadline,
-            score_before,
-            score_at_start,
-            entered_again: 0,
-        };
-        self.enter_round(board, words, round, memory).await
+        // (megabytes) only for a profile that knows where the score is.
+        match self.profile.score() {
+            Some(_) => round.started_on(std::sync::Arc::new(screen.clone())),
+            None => round,
+        }
     }
 
-    /// Goes on with a round cut short by the phone going away.
-    async fn resume(&mut self, i: Interrupted, memory: &mut Memory) -> Result<(), PlayError> {
+    /// The rest of a round cut short by the phone going away (no screen of the round's
+    /// start: the score is taken as the first words go in).
+    fn resumed(&self, i: Interrupted) -> play::Round {
         self.emit(Event::Resumed {
             serial: self.serial(),
-            board: i.board.to_string(),
+            board: i.seen.board.to_string(),
             words_left: i.left.len(),
         });
-        let board = (i.board, i.bonuses);
-        // No screen of the round's start: the score is taken as the first words go in.
-        let round = Round {
-            seen: i.seen,
-            deadline: i.deadline,
-            score_before: None,
-            score_at_start: None,
-            entered_again: i.entered_again,
-        };
-        self.enter_round(&board, i.left, round, memory).await
+        play::Round::resumed(i.seen, i.deadline, i.left, i.entered_again)
     }
 
-    /// Enters `words` on `board` in `round`; records the round, or what is left of it when
-    /// the phone goes.
-    async fn enter_round(
-        &mut self,
-        board: &(Board, Bonuses),
-        words: Vec<PlannedWord>,
-        round: Round,
-        memory: &mut Memory,
-    ) -> Result<(), PlayError> {
-        let Round {
-            seen,
-            deadline,
-            score_before,
-            score_at_start,
-            entered_again,
-        } = round;
+    /// Plays `round`; records it, or what is left of it when the phone goes.
+    async fn play(&mut self, mut round: play::Round, memory: &mut Memory) -> Result<(), PlayError> {
         let serial = self.serial();
-        let bonus_text = (!board.1.is_empty()).then(|| board.1.text(&board.0));
+        let state = self.opts.state.as_ref();
+        let mut notes = Vec::new();
+        let planned = round
+            .plan(self.trie, self.profile, self.opts.order, state, &mut |e| {
+                if let play::Event::Note(n) = e {
+                    notes.push(n);
+                }
+            })
+            .len();
+        for n in notes {
+            self.emit(Event::Note {
+                text: format!("{serial}: {n}"),
+            });
+        }
+        let seen = round.seen.clone();
+        let (deadline, entered_again) = (round.deadline(), round.entered_again);
+        let bonus_text = seen.bonus_text();
         self.emit(Event::RoundStarted {
             serial: serial.clone(),
             round: memory.rounds + 1,
-            board: board.0.to_string(),
+            board: seen.board.to_string(),
             bonuses: bonus_text.clone(),
-            words: words.len(),
+            words: planned,
         });
-        let opts = EnterOptions {
+        let how = play::How {
+            order: self.opts.order,
             route: self.opts.route,
-            deadline,
             // SIGTERM finishes the stroke in progress, then lifts the finger.
             finish_word_on_stop: true,
-            score_before,
-            score_at_start,
-            gap: self
-                .opts
-                .state
-                .as_ref()
-                .and_then(|s| s.pace(self.profile.name())),
         };
         let events = self.events.clone();
         let on = &mut |e: play::Event| {
-            if let play::Event::Progress(p) = e {
-                let _ = events.send(Event::Progress {
+            let event = match e {
+                play::Event::Progress(p) => Event::Progress {
                     serial: serial.clone(),
                     entered: p.entered,
                     planned: p.planned,
                     points: p.points,
                     points_seen: p.points_seen,
                     left_secs: p.left.as_secs_f64(),
-                });
-            }
-        };
-        let played = play::enter(
-            self.phone,
-            self.profile,
-            &words,
-            opts,
-            self.stop.clone(),
-            on,
-        )
-        .await?;
-        if let Some(state) = &self.opts.state {
-            let text = match play::keep_learned(state, self.profile, &played) {
-                Ok(new) if new.is_empty() => None,
-                Ok(new) => Some(format!(
-                    "{serial}: {} refused {}: not entered on it again",
-                    self.profile.rules().game,
-                    new.join(", ")
-                )),
-                Err(e) => Some(format!("{serial}: what the round learned is not kept: {e}")),
+                },
+                play::Event::Note(n) => Event::Note {
+                    text: format!("{serial}: {n}"),
+                },
+                play::Event::Waiting { .. } => return,
             };
-            if let Some(text) = text {
-                self.emit(Event::Note { text });
-            }
+            let _ = events.send(event);
+        };
+        let done = round
+            .play(self.phone, self.profile, how, state, self.stop.clone(), on)
+            .await?;
+        if let Some(why) = &done.not_kept {
+            self.emit(Event::Note {
+                text: format!("{serial}: what the round learned is not kept: {why}"),
+            });
         }
+        let (played, words) = (&done.played, &done.words);
         let outcome = &played.outcome;
         let score_moved = played.score.as_ref().map(|c| c.moved);
         if let Some(check) = played.score.as_ref().filter(|c| !c.moved) {
@@ -558,18 +513,17 @@ impl Worker<'_> {
         let ended = match outcome.stop {
             Stop::AllWords => Ended::AllWords,
             Stop::Clock => Ended::Clock,
+            Stop::BoardGone => Ended::BoardGone,
             Stop::Stopped => Ended::Stopped,
             Stop::Failed => Ended::PhoneLost,
         };
         if ended == Ended::PhoneLost {
             let freeze_adds = Duration::from_secs_f64(self.profile.rules().freeze_secs);
             memory.interrupted = Some(Interrupted {
-                board: board.0,
-                bonuses: board.1,
                 left: words.iter().skip(outcome.words_entered).cloned().collect(),
                 entered_again: entered_again + usize::from(outcome.word_cut),
-                seen,
                 deadline: deadline + freeze_adds * outcome.freezes.len() as u32,
+                seen: seen.clone(),
             });
         } else {
             memory.rounds += 1;
@@ -579,7 +533,7 @@ impl Worker<'_> {
             time: unix_now(),
             serial: serial.clone(),
             profile: self.profile.name().to_owned(),
-            board: board.0.to_string(),
+            board: seen.board.to_string(),
             bonuses: bonus_text,
             route: outcome.routes_text(),
             words_entered: outcome.words_entered,
@@ -588,7 +542,7 @@ impl Worker<'_> {
             max_points,
             first_touch_ms: played
                 .first_touch
-                .map(|t| t.saturating_duration_since(seen.into_std()).as_secs_f64() * 1e3),
+                .map(|t| t.saturating_duration_since(seen.at).as_secs_f64() * 1e3),
             duration_secs: outcome.elapsed_secs,
             ended,
             screenshot: None,
@@ -609,19 +563,6 @@ impl Worker<'_> {
             None => Ok(()),
         }
     }
-}
-
-/// A round's clock as the worker enters it: the board first seen at `seen`, its clock ending
-/// at `deadline` (with what Freezes added), and the screen of its start when the score is
-/// checked.
-struct Round {
-    seen: Instant,
-    deadline: Instant,
-    score_before: Option<std::sync::Arc<image::RgbaImage>>,
-    /// The score read on that screen.
-    score_at_start: Option<u32>,
-    /// Words entered again in this round so far (cut by a phone's going).
-    entered_again: usize,
 }
 
 /// When the profile's file was last written (`None` for a built-in profile): learning

@@ -1,7 +1,8 @@
 //! How gestures reach the phone: the input routes (the monkey's socket, a `sendevent` shell,
 //! `input motionevent`, `input tap`) behind one `Injector`, and the paced sending of one
-//! gesture's touch samples. The finger is always lifted: a gesture cut short by an error or a
-//! stop ends with an up.
+//! gesture's touch samples. The finger is always lifted: a gesture cut short by an error ends
+//! with an up; one cut by a stop first slides to a far corner of the grid, so that the up
+//! clicks nothing that came up under the finger (a results screen's button).
 
 use std::time::Duration;
 
@@ -294,7 +295,7 @@ pub(super) async fn send(
         if t.phase == Phase::Move {
             tokio::time::sleep_until(taken + sample).await;
             if *stop.borrow() {
-                lift(finger, last).await;
+                lift_away(finger, last, g).await;
                 return Ok(false);
             }
         }
@@ -307,6 +308,21 @@ pub(super) async fn send(
         last = (t.phase != Phase::Up).then_some(t);
     }
     Ok(true)
+}
+
+/// Lifts a finger cut short, after sliding it to the point of `g.away` farthest from it, so
+/// that the lift clicks nothing that came up under it (best effort: the phone may be gone).
+async fn lift_away(finger: &mut impl Finger, down: Option<Touch>, g: &Gesture) {
+    if let Some(t) = down {
+        let (x, y) = g.away_from(t.x, t.y);
+        let slid = Touch {
+            phase: Phase::Move,
+            x,
+            y,
+        };
+        let _ = finger.touch(slid).await;
+        lift(finger, Some(slid)).await;
+    }
 }
 
 /// Lifts a finger left down (best effort: the phone may be gone).

@@ -109,6 +109,27 @@ pub async fn look_again(
     })
 }
 
+/// Tiles that must read surely as the round's board's for it to still show: a stroke's
+/// highlight or a "+12" drawn over a few tiles may leave them unsure, but a results screen or
+/// a dialog where the grid was reads as no board, or as letters that are not these.
+pub const STILL_SHOWS_SURE: usize = 8;
+
+/// Whether the round's `board` still shows on a look that read `reading` in the profile's
+/// grid: a grid of tiles, not dimmed, no tile read surely as another letter, and at least
+/// `STILL_SHOWS_SURE` read surely as the board's.
+pub fn board_shows(reading: &Result<Reading, NotABoard>, board: &crate::board::Board) -> bool {
+    let Ok(r) = reading else {
+        return false;
+    };
+    let agree = r
+        .tiles
+        .iter()
+        .zip(board.tiles())
+        .filter(|(t, want)| t.sure() && t.tile == **want)
+        .count();
+    r.overlay().is_none() && r.disagreements(board).is_empty() && agree >= STILL_SHOWS_SURE
+}
+
 /// How `watch` waits.
 #[derive(Clone, Copy, Debug)]
 pub struct Watch {
@@ -316,5 +337,56 @@ mod tests {
         // The same bytes in another shape are another picture.
         let c = RgbaImage::from_pixel(1280, 800, image::Rgba([20, 40, 60, 255]));
         assert_ne!(fingerprint(&a), fingerprint(&c));
+    }
+
+    /// The virtual phone's nexus7 screen of `view`, read as a round's look reads it with the
+    /// shipped profile: whether the board A to P still shows.
+    fn shows(view: &crate::sim::game::View) -> bool {
+        use crate::sim::{Model, layout::Layout, screen::render};
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let profile = crate::profile::Profile::find("nexus7", manifest, None).unwrap();
+        let classifier = super::super::classifier_for(Some(&profile)).unwrap();
+        let img = render(&Layout::of(Model::Nexus7), view, None);
+        let reading = crate::vision::read::read(&img, Some(&profile.grid()), &classifier);
+        let board = crate::board::Board::parse("abcd/efgh/ijkl/mnop").unwrap();
+        board_shows(&reading, &board)
+    }
+
+    #[test]
+    fn the_board_still_shows_under_a_long_strokes_highlight_not_on_other_screens() {
+        use crate::sim::game::{Screen, View};
+        let round = View::round_at(60, 120);
+        assert!(shows(&round));
+        // Twelve tiles highlighted by the stroke in progress, the word before flashed.
+        let stroke = View {
+            selected: vec![0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11],
+            last_word: Some(("abcdhgfe".into(), true)),
+            ..round.clone()
+        };
+        assert!(shows(&stroke));
+        // The results screen, a system dialog, a dimming overlay, the screen off: gone.
+        let results = View {
+            screen: Screen::Results,
+            ..round.clone()
+        };
+        assert!(!shows(&results));
+        assert!(!shows(&View {
+            dialog: true,
+            ..round.clone()
+        }));
+        assert!(!shows(&View {
+            dimmed: true,
+            ..round.clone()
+        }));
+        assert!(!shows(&View {
+            off: true,
+            ..round.clone()
+        }));
+        // Another round's board, in the same grid: not this round's.
+        let other = View {
+            tiles: (0..16).rev().collect(),
+            ..round
+        };
+        assert!(!shows(&other));
     }
 }

@@ -51,6 +51,9 @@ pub enum Stop {
     Stopped,
     /// The phone failed (gone, or refusing): see `RoundOutcome::error`.
     Failed,
+    /// A look no longer found the round's board on the screen (the results screen, a
+    /// dialog): the round is over, whatever the clock said.
+    BoardGone,
 }
 
 impl Stop {
@@ -61,6 +64,7 @@ impl Stop {
             Stop::Clock => "the clock ran out",
             Stop::Stopped => "stopped by the user",
             Stop::Failed => "the phone failed",
+            Stop::BoardGone => "the board left the screen",
         }
     }
 }
@@ -208,8 +212,46 @@ impl Plan {
     }
 }
 
+/// Ends a task when dropped.
+struct Aborting(tokio::task::JoinHandle<()>);
+
+impl Drop for Aborting {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Waits until `rx` turns true; forever when its sender is gone without it.
+async fn turned(mut rx: watch::Receiver<bool>) {
+    if rx.wait_for(|v| *v).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// A signal that turns true when the round's board leaves the screen (`over`), or when
+/// `stop` does unless `finish_word` (then a stop waits for the word in hand): what cuts a
+/// word mid-stroke. Ends with the returned guard.
+fn cut_signal(
+    over: &watch::Receiver<bool>,
+    stop: &watch::Receiver<bool>,
+    finish_word: bool,
+) -> (watch::Receiver<bool>, Aborting) {
+    let (tx, rx) = watch::channel(*over.borrow() || (!finish_word && *stop.borrow()));
+    let (over, stop) = (over.clone(), stop.clone());
+    let task = tokio::spawn(async move {
+        tokio::select! {
+            () = turned(over) => {}
+            () = turned(stop), if !finish_word => {}
+        }
+        let _ = tx.send(true);
+    });
+    (rx, Aborting(task))
+}
+
 /// Plays a round's plan. `stop` turning true ends it between two samples. A phone failing
-/// mid-round ends it too (`Stop::Failed`), with what was entered until then.
+/// mid-round ends it too (`Stop::Failed`), with what was entered until then; a look finding
+/// the board gone (`settings.clock`'s `over`) ends it at once, mid-stroke too
+/// (`Stop::BoardGone`).
 pub async fn play_round(
     entry: &mut impl Entry,
     plan: &Plan,
@@ -235,8 +277,15 @@ pub async fn play_round(
         gap_ms: 0.0,
     };
     let mut pace = Pace::default();
+    let mut over = settings.clock.on_over();
+    // What cuts a word mid-stroke: the board gone, or a stop unless words are finished.
+    let (mut cut, _cutting) = cut_signal(&over, &stop, settings.finish_word_on_stop);
     for (i, (word, g)) in words.iter().zip(gestures).enumerate() {
         entry.between_words(i).await;
+        if *over.borrow_and_update() {
+            outcome.stop = Stop::BoardGone;
+            break;
+        }
         if *stop.borrow_and_update() {
             outcome.stop = Stop::Stopped;
             break;
@@ -245,7 +294,7 @@ pub async fn play_round(
         if let (Some(round_time), Some(freeze)) =
             (schedule.freeze_due(start.elapsed(), tap), freeze)
         {
-            if let Err(e) = entry.gesture(freeze, settings.sample, &mut stop).await {
+            if let Err(e) = entry.gesture(freeze, settings.sample, &mut cut).await {
                 outcome.stop = Stop::Failed;
                 outcome.error = Some(e.to_string());
                 break;
@@ -264,15 +313,16 @@ pub async fn play_round(
                 break;
             };
             let due = tokio::select! {
-                _ = tokio::time::sleep_until(start + at) => true,
-                _ = stop.wait_for(|s| *s) => false,
+                _ = tokio::time::sleep_until(start + at) => None,
+                () = turned(stop.clone()) => Some(Stop::Stopped),
+                () = turned(over.clone()) => Some(Stop::BoardGone),
             };
             let round_time = schedule.freeze_due(start.elapsed(), tap);
-            let (true, Some(round_time), Some(freeze)) = (due, round_time, freeze) else {
-                outcome.stop = if due { Stop::Clock } else { Stop::Stopped };
+            let (None, Some(round_time), Some(freeze)) = (due, round_time, freeze) else {
+                outcome.stop = due.unwrap_or(Stop::Clock);
                 break;
             };
-            if let Err(e) = entry.gesture(freeze, settings.sample, &mut stop).await {
+            if let Err(e) = entry.gesture(freeze, settings.sample, &mut cut).await {
                 outcome.stop = Stop::Failed;
                 outcome.error = Some(e.to_string());
                 break;
@@ -285,18 +335,16 @@ pub async fn play_round(
         }
         let word_start = Instant::now();
         let mut ended = None;
-        // A signal that never fires, for a word that must finish whatever happens.
-        let (_never_tx, mut never) = watch::channel(false);
-        let word_stop = if settings.finish_word_on_stop {
-            &mut never
-        } else {
-            &mut stop
-        };
         for part in g {
-            match entry.gesture(part, settings.sample, word_stop).await {
+            match entry.gesture(part, settings.sample, &mut cut).await {
                 Ok(true) => {}
                 Ok(false) => {
-                    ended = Some((Stop::Stopped, None));
+                    let why = if *over.borrow() {
+                        Stop::BoardGone
+                    } else {
+                        Stop::Stopped
+                    };
+                    ended = Some((why, None));
                     break;
                 }
                 Err(e) => {
@@ -486,6 +534,53 @@ mod tests {
         let rises = seen.windows(2).filter(|w| w[1].left > w[0].left).count();
         assert_eq!(rises, out.freezes.len());
         assert_eq!(out.points_entered, 3 * out.words_entered as u32);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_board_leaving_the_screen_cuts_the_stroke_and_ends_the_round() {
+        let p = profile();
+        // A clock far off; a look finds the board gone 1.03 s in, mid-stroke.
+        let s = settings(30.0, 10.0);
+        let clock = s.clock.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(1030)).await;
+            clock.over();
+        });
+        let mut rec = Recorder::new(None);
+        // A stop that never comes; finishing the word in hand does not outlast the board.
+        let (_tx, stop) = watch::channel(false);
+        let s = RoundSettings {
+            finish_word_on_stop: true,
+            ..s
+        };
+        let out = play_round(
+            &mut rec,
+            &plan(&p, words(1000), 100.0),
+            &s,
+            stop,
+            &mut |_| {},
+        )
+        .await;
+        assert_eq!(out.stop, Stop::BoardGone, "{out:?}");
+        let gone = Duration::from_millis(1030);
+        let after: Vec<_> = rec.touches.iter().filter(|(at, _)| *at >= gone).collect();
+        // Within a sample of the look: one slide to the grid's farthest corner, then the lift
+        // there (not where the finger was, which would tap what came up under it).
+        assert!(after.len() <= 3, "{after:?}");
+        let (at, up) = rec.touches.last().unwrap();
+        assert!(*at < gone + Duration::from_millis(40), "{at:?}");
+        assert_eq!(up.phase, Phase::Up);
+        let (slid_at, slid) = rec.touches[rec.touches.len() - 2];
+        assert_eq!((slid.x, slid.y), (up.x, up.y));
+        assert!(slid_at >= gone);
+        let corners = [(100, 300), (700, 300), (100, 900), (700, 900)];
+        assert!(corners.contains(&(up.x, up.y)), "{up:?}");
+        // No word is started after the look.
+        let downs = rec
+            .touches
+            .iter()
+            .filter(|(at, t)| *at >= gone && t.phase == Phase::Down);
+        assert_eq!(downs.count(), 0);
     }
 
     #[tokio::test(start_paused = true)]

@@ -67,8 +67,25 @@ impl RoundSettings {
 /// m:ss as `secs` says the round ends between `b + secs - 1` and `e + secs + 1` (the clock
 /// rounds one way or the other); looks since the last Freeze narrow that, and the round is
 /// played to its earliest end. A Freeze tapped since adds what it adds.
+///
+/// It also says when the round is over on the screen: a look that no longer finds the
+/// round's board (the results screen, a dialog) ends the round at once, whatever any clock
+/// says (`over`).
 #[derive(Clone, Debug, Default)]
-pub struct GameClock(std::sync::Arc<std::sync::Mutex<ClockState>>);
+pub struct GameClock {
+    state: std::sync::Arc<std::sync::Mutex<ClockState>>,
+    over: std::sync::Arc<Over>,
+}
+
+/// Whether the round's board has left the screen, for those waiting on it.
+#[derive(Debug)]
+struct Over(tokio::sync::watch::Sender<bool>);
+
+impl Default for Over {
+    fn default() -> Over {
+        Over(tokio::sync::watch::channel(false).0)
+    }
+}
 
 #[derive(Debug, Default)]
 struct ClockState {
@@ -86,9 +103,24 @@ const CLOCK_CONFLICTS: u32 = 3;
 
 impl GameClock {
     fn state(&self) -> std::sync::MutexGuard<'_, ClockState> {
-        self.0
+        self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A look found the round's board gone from the screen: the round is over.
+    pub fn over(&self) {
+        self.over.0.send_replace(true);
+    }
+
+    /// Whether a look found the round's board gone.
+    pub fn is_over(&self) -> bool {
+        *self.over.0.borrow()
+    }
+
+    /// Turns true when a look finds the round's board gone (`over`).
+    pub fn on_over(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.over.0.subscribe()
     }
 
     /// Freezes tapped so far: a look passes it back to `seen`, read as it began.

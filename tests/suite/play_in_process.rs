@@ -1,4 +1,4 @@
-//! `play` and `play --watch` as the library runs them (`play::see`, then `play::play_seen`,
+//! `play` and `play --watch` as the library runs them (`play::see`, then `play::Round::play`,
 //! what the command composes), in this process on tokio's paused clock, against virtual
 //! phones reached in process: the waits for a screen, a lock or a round take game time, not
 //! the test's. `tests/suite/cli.rs` keeps the command itself through Debian's adb server.
@@ -16,7 +16,7 @@ use scramblebot::daemon::worker::WorkerOptions;
 use scramblebot::daemon::{self, Event};
 use scramblebot::phone::Phone;
 use scramblebot::phone::in_process::InProcess;
-use scramblebot::play::{self, EnterOptions, PlayError, PlayedBoard, Seen, Sight, Stop};
+use scramblebot::play::{self, PlayError, PlayedBoard, Seen, Sight, Stop};
 use scramblebot::profile::Profile;
 use scramblebot::sim::game::{GameConfig, Key, ScreenLock};
 use scramblebot::sim::local::Local;
@@ -66,26 +66,16 @@ async fn play_with(
     let Sight::Sure { seen, .. } = sight else {
         panic!("the board on the screen is not read surely");
     };
-    let round = Duration::from_secs_f64(profile.rules().round_secs);
-    let opts = EnterOptions {
+    let whole = Duration::from_secs_f64(profile.rules().round_secs);
+    let round = play::Round::new(seen.clone(), whole);
+    let how = play::How {
+        order: Order::Longest,
         route: None,
-        deadline: seen.deadline(round).into(),
         finish_word_on_stop: false,
-        score_before: None,
-        score_at_start: seen.score,
-        gap: None,
     };
-    let done = play::play_seen(
-        &phone,
-        &profile,
-        &seen,
-        Order::Longest,
-        opts,
-        state,
-        stop,
-        &mut |_| {},
-    )
-    .await?;
+    let done = round
+        .play(&phone, &profile, how, state, stop, &mut |_| {})
+        .await?;
     Ok((seen, done))
 }
 
@@ -560,4 +550,84 @@ async fn daemon_once(dir: &Path, phone: &Arc<Local>) -> Vec<Event> {
         said.push(e);
     }
     said
+}
+
+/// Strokes the game got after its round ended (on its results screen).
+fn strokes_past_the_clock(phone: &Local) -> usize {
+    let report = phone.device().report();
+    report
+        .strokes
+        .iter()
+        .filter(|s| {
+            s.reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("no round is running"))
+        })
+        .count()
+}
+
+/// A game whose clock the profile cannot read, with rounds far shorter than the profile
+/// says (12 s, not 120): `play` on a round joined late, then the daemon on one already under
+/// way, each plays until a look no longer finds the board on the screen, and says so.
+#[tokio::test(start_paused = true)]
+async fn a_round_whose_clock_is_not_read_ends_when_its_board_leaves_the_screen() {
+    let phone = || {
+        common::local(
+            Model::Nexus7,
+            GameConfig {
+                round: Duration::from_secs(12),
+                auto_advance: None,
+                ..GameConfig::default()
+            },
+        )
+    };
+    // The shipped profile (no clock learned), slowed to about 8 words a second: the board's
+    // words need more than the round has.
+    let dir = common::workdir("board-gone", 120);
+    let path = dir.join("devices/nexus7.toml");
+    let toml = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        toml.replace("word_pause_ms = 0", "word_pause_ms = 60"),
+    )
+    .unwrap();
+    let profile = Profile::load(&path).unwrap();
+    assert!(profile.clock().is_none());
+
+    let first = phone();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (seen, done) = play_with(&first, &profile, false, None).await.unwrap();
+    assert!(seen.clock.is_none() && seen.after.is_none(), "{seen:?}");
+    let outcome = &done.played.outcome;
+    assert_eq!(outcome.stop, Stop::BoardGone, "{outcome:?}");
+    let report = first.device().report();
+    assert!(report.words > 20, "{report:?}");
+    assert!(outcome.words_entered < outcome.words_planned, "{outcome:?}");
+    // The round, its clock unread, lasted the game's 10 s left, not the profile's 120.
+    assert!(outcome.elapsed_secs < 12.0, "{outcome:?}");
+    let past = strokes_past_the_clock(&first);
+    assert!(past <= 1, "{past} strokes on the results screen");
+
+    // The daemon, started 3 s into a round: joined late, played until the board left.
+    let second = phone();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let said = daemon_once(&dir, &second).await;
+    assert!(
+        said.iter().any(|e| matches!(e, Event::JoinedLate { .. })),
+        "{said:?}"
+    );
+    let ended = said.iter().find_map(|e| match e {
+        Event::RoundEnded { record } => Some(record.clone()),
+        _ => None,
+    });
+    let record = ended.expect("the round recorded");
+    assert_eq!(
+        record.ended,
+        daemon::history::Ended::BoardGone,
+        "{record:?}"
+    );
+    assert!(second.device().report().words > 20);
+    let past = strokes_past_the_clock(&second);
+    assert!(past <= 1, "{past} strokes on the results screen");
+    let _ = std::fs::remove_dir_all(&dir);
 }
