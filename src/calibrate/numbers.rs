@@ -171,7 +171,7 @@ pub fn line_around(img: &RgbaImage, seed: Area) -> Area {
 pub fn clock_box(changes: &Changes) -> Option<Area> {
     let img = changes.last()?;
     let line = line_around(img, changes.busiest()?);
-    digits::cut(img, line).clock()?;
+    digits::cut(img, line).clock_part()?;
     let room = line.y1 - line.y0;
     Some(Area {
         x0: line.x0.saturating_sub(room),
@@ -202,7 +202,9 @@ pub fn score_box(img: &RgbaImage, book: &DigitBook, skip: Area, clock: Area) -> 
             };
             if !overlaps(window, skip) && !overlaps(window, clock) {
                 let cut = digits::cut(img, window);
-                if book.number(&cut).is_some_and(|n| n.sure) {
+                // The number alone in the window: a window holding a number among other
+                // ink (a status bar's "100%") is no score's place.
+                if book.plain_number(&cut).is_some_and(|n| n.sure) {
                     return Some(widen(img, window, book, skip, clock));
                 }
             }
@@ -216,7 +218,10 @@ pub fn score_box(img: &RgbaImage, book: &DigitBook, skip: Area, clock: Area) -> 
 /// A window holding the score, made its line's box with room for three more digits.
 fn widen(img: &RgbaImage, window: Area, book: &DigitBook, skip: Area, clock: Area) -> Area {
     let line = line_around(img, window);
-    let line = if book.number(&digits::cut(img, line)).is_some_and(|n| n.sure) {
+    let line = if book
+        .plain_number(&digits::cut(img, line))
+        .is_some_and(|n| n.sure)
+    {
         line
     } else {
         window
@@ -340,7 +345,64 @@ mod tests {
                 "{}",
                 model.name()
             );
+            // The word just entered, flashed in the header (into the score's box, on the
+            // virtual phone's layouts): the score is still read, surely, and right.
+            for (word, took) in [("quarterbacks", true), ("zax", false), ("io", true)] {
+                let flash = View {
+                    last_word: Some((word.into(), took)),
+                    ..view(9, 12_345)
+                };
+                let read = book.number(&digits::cut(&render(&layout, &flash), score));
+                assert_eq!(
+                    read.map(|n| (n.value, n.sure)),
+                    Some((12_345, true)),
+                    "{} {word}",
+                    model.name()
+                );
+            }
+            // A stopwatch beside the clock, in its box (a disc of the digits' height, set
+            // apart by 0.8 of it, right of the clock: the layouts leave no room left of it):
+            // the clock still read, surely.
+            let mut icon = late.clone();
+            let (top, bottom, right) = ink_extent(&late, clock);
+            let r = (bottom - top) / 2;
+            let cx = right + (bottom - top) * 8 / 10 + r + 1;
+            imageproc::drawing::draw_filled_circle_mut(
+                &mut icon,
+                (cx as i32, ((top + bottom) / 2) as i32),
+                r as i32,
+                image::Rgba([255, 255, 255, 255]),
+            );
+            let clock_and_icon = Area {
+                x1: (cx + r + 2).max(clock.x1),
+                ..clock
+            };
+            let read = book.clock(&digits::cut(&icon, clock_and_icon));
+            assert_eq!(
+                read.map(|n| (n.value, n.sure)),
+                Some((9, true)),
+                "{}",
+                model.name()
+            );
         }
+    }
+
+    /// The rows (top, bottom excluded) and the rightmost column (excluded) of the ink in
+    /// `a` of `img`: pixels far from the box's top-left one.
+    fn ink_extent(img: &RgbaImage, a: Area) -> (u32, u32, u32) {
+        let paper = img.get_pixel(a.x0, a.y0).0;
+        let ink = |x: u32, y: u32| {
+            let p = img.get_pixel(x, y).0;
+            (0..3).any(|c| p[c].abs_diff(paper[c]) > 96)
+        };
+        let rows: Vec<u32> = (a.y0..a.y1)
+            .filter(|&y| (a.x0..a.x1).any(|x| ink(x, y)))
+            .collect();
+        let right = (a.x0..a.x1)
+            .rev()
+            .find(|&x| (a.y0..a.y1).any(|y| ink(x, y)))
+            .map_or(a.x0, |x| x + 1);
+        (rows[0], rows[rows.len() - 1] + 1, right)
     }
 
     #[test]

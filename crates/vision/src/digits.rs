@@ -75,9 +75,31 @@ pub struct Cut {
     pub colon: Option<usize>,
     /// Ink that is neither a digit nor a colon (a sign, a word, a smudge): not a plain number.
     pub stray: bool,
+    /// The box's ink in groups set apart by gaps wider than `GROUP_GAP` of their height (the
+    /// number, an icon beside it, a word flashed next to it), each cut on its own; empty when
+    /// the ink is one group (the cut itself).
+    pub groups: Vec<Cut>,
 }
 
+/// Ink apart from its neighbour by more than this share of the taller one's height is another
+/// group: digits of one number stand closer (a 1's bearings leave about 0.35 of the height in
+/// a proportional face), an icon or a word beside the number usually further.
+const GROUP_GAP: f32 = 0.7;
+
 impl Cut {
+    /// The part of the box that is a clock: the whole, or its one group shaped as one (an
+    /// icon beside the clock set apart).
+    pub fn clock_part(&self) -> Option<&Cut> {
+        if self.clock().is_some() {
+            return Some(self);
+        }
+        let mut clocks = self.groups.iter().filter(|g| g.clock().is_some());
+        match (clocks.next(), clocks.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+
     /// The glyphs of a clock, m:ss or mm:ss: minutes, tens of seconds, seconds.
     pub fn clock(&self) -> Option<(&[Glyph], &Glyph, &Glyph)> {
         let colon = self.colon?;
@@ -114,18 +136,45 @@ pub fn cut(img: &RgbaImage, area: Area) -> Cut {
     }
     let ink = |x: usize, y: usize| off[y * w + x] > contrast * INK_SHARE;
     let runs = column_runs(w, h, &ink);
-    let tallest = runs.iter().map(|r| r.bottom - r.top).max().unwrap_or(0) as f32;
-    let mut out = Cut::default();
-    for r in runs {
-        let height = (r.bottom - r.top) as f32;
-        // A colon's dots span much of a digit's height: told by its two blobs first.
-        if out.colon.is_none() && is_colon(&r, tallest, &ink) {
-            out.colon = Some(out.glyphs.len());
-        } else if height >= tallest * DIGIT_HEIGHT {
-            out.glyphs.push(normalise(&off, w, contrast, &r));
-        } else {
-            out.stray = true;
+    let glyphs = |runs: &[Run]| {
+        let tallest = runs.iter().map(|r| r.bottom - r.top).max().unwrap_or(0) as f32;
+        let mut out = Cut::default();
+        for r in runs {
+            let height = (r.bottom - r.top) as f32;
+            // A colon's dots span much of a digit's height: told by its two blobs first.
+            if out.colon.is_none() && is_colon(r, tallest, &ink) {
+                out.colon = Some(out.glyphs.len());
+            } else if height >= tallest * DIGIT_HEIGHT {
+                out.glyphs.push(normalise(&off, w, contrast, r));
+            } else {
+                out.stray = true;
+            }
         }
+        out
+    };
+    let mut out = glyphs(&runs);
+    let groups = groups(&runs);
+    if groups.len() > 1 {
+        out.groups = groups.iter().map(|g| glyphs(g)).collect();
+    }
+    out
+}
+
+/// `runs` (left to right) in groups split where the gap between two neighbours is wider than
+/// `GROUP_GAP` of the taller one's height.
+fn groups(runs: &[Run]) -> Vec<&[Run]> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    for i in 1..runs.len() {
+        let (a, b) = (&runs[i - 1], &runs[i]);
+        let tall = (a.bottom - a.top).max(b.bottom - b.top) as f32;
+        if (b.x0 - a.x1) as f32 > GROUP_GAP * tall {
+            out.push(&runs[from..i]);
+            from = i;
+        }
+    }
+    if from < runs.len() {
+        out.push(&runs[from..]);
     }
     out
 }
@@ -269,6 +318,21 @@ pub const READ_NEAR: f32 = 0.22;
 /// 20-26 pixels a 5 came within 1.12 of a 3 or a 6, and is left unsure).
 pub const READ_RATIO: f32 = 1.3;
 
+/// What `read` makes of `cut`: of the whole, when its ink is one group; else of the one group
+/// it reads surely. Two groups read surely (the score and a "12" flashed beside it) are not
+/// told apart: the first is given, unsure, as is the first read at all when none is sure.
+fn in_groups(cut: &Cut, read: impl Fn(&Cut) -> Option<ReadNumber>) -> Option<ReadNumber> {
+    if cut.groups.is_empty() {
+        return read(cut);
+    }
+    let reads: Vec<ReadNumber> = cut.groups.iter().filter_map(&read).collect();
+    let mut sure = reads.iter().filter(|r| r.sure);
+    match (sure.next(), sure.next()) {
+        (Some(&one), None) => Some(one),
+        _ => reads.first().map(|&r| ReadNumber { sure: false, ..r }),
+    }
+}
+
 /// The ten digits of one typeface, as learned from the screen.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DigitBook {
@@ -298,9 +362,17 @@ impl DigitBook {
         (d[0].1, sure, d[0].0)
     }
 
-    /// The whole number the glyphs of `cut` show (no colon, no stray ink); `None` when it
-    /// holds no digit or more than nine.
+    /// The whole number `cut` shows: its glyphs (no colon, no stray ink), or, when its ink
+    /// stands in groups (an icon, a label, a word flashed beside the number), the one group
+    /// that reads surely as a number, the others ignored (`in_groups`). `None` when no glyphs
+    /// or group read as a number of one to nine digits.
     pub fn number(&self, cut: &Cut) -> Option<ReadNumber> {
+        in_groups(cut, |c| self.plain_number(c))
+    }
+
+    /// The number the glyphs of `cut` show, all of them: nothing else in the box (what
+    /// calibrate looks for a score box by).
+    pub fn plain_number(&self, cut: &Cut) -> Option<ReadNumber> {
         if cut.glyphs.is_empty() || cut.glyphs.len() > 9 || cut.colon.is_some() {
             return None;
         }
@@ -314,8 +386,14 @@ impl DigitBook {
         Some(ReadNumber { value, sure })
     }
 
-    /// The seconds a clock's glyphs show (m:ss), when `cut` is one.
+    /// The seconds a clock's glyphs show (m:ss), when `cut` is one, or when one of its
+    /// groups is and reads surely (an icon beside the clock ignored, as for `number`).
     pub fn clock(&self, cut: &Cut) -> Option<ReadNumber> {
+        in_groups(cut, |c| self.plain_clock(c))
+    }
+
+    /// The seconds the glyphs of `cut` show, all of them a clock.
+    fn plain_clock(&self, cut: &Cut) -> Option<ReadNumber> {
         let (minutes, tens, ones) = cut.clock()?;
         let mut sure = true;
         let mut digit = |g: &Glyph| {
@@ -421,7 +499,7 @@ const MAX_DRAWINGS: usize = 30;
 impl Countdown {
     /// Takes one look at the clock, at `at` seconds on any steady clock.
     pub fn see(&mut self, at: f64, cut: &Cut) {
-        let Some((minutes, tens, ones)) = cut.clock() else {
+        let Some((minutes, tens, ones)) = cut.clock_part().and_then(Cut::clock) else {
             self.not_clocks += 1;
             self.last = None;
             return;
