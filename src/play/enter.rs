@@ -47,10 +47,10 @@ pub struct EnterOptions {
     /// shows, and the round ends at the first that does not find it. `None` for a board
     /// typed and never seen on the screen (nothing to check it against).
     pub on_screen: Option<Board>,
-    /// The deadline is the game's own (its clock read, or told): without the score to read,
-    /// the board is then looked for every `KNOWN_END_LOOK_EVERY` only, as it leaves before
-    /// the deadline only for a dialog. Otherwise the board leaving is the round's end, and it
-    /// is looked for as often as the score is.
+    /// The deadline is the game's own (its clock read, or told): the board is then looked
+    /// for every `KNOWN_END_LOOK_EVERY` only (the score, when read, still every look), as it
+    /// leaves before the deadline only for a dialog. Otherwise the board leaving is the
+    /// round's end, and every look looks for it.
     pub end_known: bool,
 }
 
@@ -239,6 +239,12 @@ pub async fn enter(
         } else {
             KNOWN_END_LOOK_EVERY
         },
+        board_every: if opts.end_known {
+            KNOWN_END_LOOK_EVERY
+        } else {
+            Duration::ZERO
+        },
+        board_checked: None,
     });
     let mut pacing = pacing::Pacing::new(settings.gap.get());
     let pace = async {
@@ -251,22 +257,8 @@ pub async fn enter(
     let mut outcome = outcome;
     let first_pass = log.lock().map_or(0, |l| l.len());
     // What the game took of the first pass, from a look once its last word had settled.
-    let suspects: Vec<usize> = match watch.as_mut().filter(|w| w.scores()) {
-        Some(w) if outcome.stop == Stop::AllWords => {
-            tokio::time::sleep(pacing::SETTLE).await;
-            w.look(&log).await;
-            let log = log.lock().map(|l| l.clone()).unwrap_or_default();
-            match w.judge(&log) {
-                Some(v) => log
-                    .iter()
-                    .zip(v)
-                    .filter(|(_, v)| *v != taken::Taken::Yes)
-                    .map(|(e, _)| e.word)
-                    .collect(),
-                // No assignment fits the looks: the pacing's own suspects.
-                None => pacing.suspects.clone(),
-            }
-        }
+    let suspects = match watch.as_mut().filter(|w| w.scores()) {
+        Some(w) if outcome.stop == Stop::AllWords => w.suspects(&log, &pacing).await,
         _ => Vec::new(),
     };
     // The words the score said went untaken, entered again while the clock allows, unhurried
@@ -323,33 +315,7 @@ pub async fn enter(
     // The game draws its score a few frames after the last word: a last look then is what
     // it showed, and settles every word for the verdicts.
     let (points_seen, judged) = match watch.as_mut().filter(|w| w.scores()) {
-        Some(w) => {
-            tokio::time::sleep(pacing::SETTLE).await;
-            // A round the clock ended shows its results by now: the last look that read the
-            // score is what the game showed.
-            w.look(&log).await;
-            let points_seen = w.looks.last().and_then(|l| Some(w.base? + l.score));
-            let log = log.lock().map(|l| l.clone()).unwrap_or_default();
-            tracing::trace!(
-                "words acknowledged {log:?}; looks at the score {:?}",
-                w.looks
-            );
-            let judged = w.judge(&log).map(|v| {
-                let by = taken::by_word(&log, &v, first_pass);
-                let text = |ws: &[usize]| -> Vec<String> {
-                    ws.iter()
-                        .filter_map(|&i| words.get(i).map(|w| w.text.clone()))
-                        .collect()
-                };
-                Judged {
-                    taken: by.taken.len(),
-                    not_taken: text(&by.not_taken),
-                    refused: text(&by.refused),
-                    unknown: by.unknown.len(),
-                }
-            });
-            (points_seen, judged)
-        }
+        Some(w) => w.verdict(&log, words, first_pass).await,
         None => (None, None),
     };
     Ok(Played {
@@ -383,6 +349,10 @@ struct RoundWatch<'a> {
     looks: Vec<taken::ScoreLook>,
     /// Time between a look's end and the next one's start.
     every: Duration,
+    /// Least time between two looks that check the board still shows (a read of the grid,
+    /// tens of milliseconds of CPU), and when the last one began.
+    board_every: Duration,
+    board_checked: Option<tokio::time::Instant>,
 }
 
 impl RoundWatch<'_> {
@@ -430,17 +400,82 @@ impl RoundWatch<'_> {
         Some(gained)
     }
 
+    /// The words of the first pass (`log`) the score says the game did not take, from a look
+    /// once the last had settled; the pacing's own suspects when no account fits the looks.
+    async fn suspects(
+        &mut self,
+        log: &std::sync::Mutex<Vec<pacing::Entered>>,
+        pacing: &pacing::Pacing,
+    ) -> Vec<usize> {
+        tokio::time::sleep(pacing::SETTLE).await;
+        self.look(log).await;
+        let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+        match self.judge(&log) {
+            Some(v) => log
+                .iter()
+                .zip(v)
+                .filter(|(_, v)| *v != taken::Taken::Yes)
+                .map(|(e, _)| e.word)
+                .collect(),
+            None => pacing.suspects.clone(),
+        }
+    }
+
+    /// What the game showed once the round's `words` were in (`log`, its first `first_pass`
+    /// entries the first pass): the score at the last look that read it (a look now, a few
+    /// frames after the last word, settles it; a round the clock ended shows its results by
+    /// now), and which words it took.
+    async fn verdict(
+        &mut self,
+        log: &std::sync::Mutex<Vec<pacing::Entered>>,
+        words: &[PlannedWord],
+        first_pass: usize,
+    ) -> (Option<u32>, Option<Judged>) {
+        tokio::time::sleep(pacing::SETTLE).await;
+        self.look(log).await;
+        let points_seen = self.looks.last().and_then(|l| Some(self.base? + l.score));
+        let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+        tracing::trace!(
+            "words acknowledged {log:?}; looks at the score {:?}",
+            self.looks
+        );
+        let judged = self.judge(&log).map(|v| {
+            let by = taken::by_word(&log, &v, first_pass);
+            let text = |ws: &[usize]| -> Vec<String> {
+                ws.iter()
+                    .filter_map(|&i| words.get(i).map(|w| w.text.clone()))
+                    .collect()
+            };
+            Judged {
+                taken: by.taken.len(),
+                not_taken: text(&by.not_taken),
+                refused: text(&by.refused),
+                unknown: by.unknown.len(),
+            }
+        });
+        (points_seen, judged)
+    }
+
     /// Whether the looks read the game's score: the profile knows its digits and its box.
     fn scores(&self) -> bool {
         self.book.is_some() && self.profile.score().is_some()
     }
 
-    /// Whether the round's board still shows on `img` (always, when there is no board to
-    /// look for), read off the runtime's threads; the picture is given back.
-    async fn board_shows(&self, img: RgbaImage) -> (RgbaImage, bool) {
+    /// Whether the round's board still shows on `img` (taken as showing when there is no
+    /// board to look for, or it was looked for within `board_every`), read off the runtime's
+    /// threads; the picture is given back.
+    async fn board_shows(&mut self, img: RgbaImage) -> (RgbaImage, bool) {
         let Some(find) = self.board.clone() else {
             return (img, true);
         };
+        let now = tokio::time::Instant::now();
+        if self
+            .board_checked
+            .is_some_and(|t| now < t + self.board_every)
+        {
+            return (img, true);
+        }
+        self.board_checked = Some(now);
         let read = tokio::task::spawn_blocking(move || {
             let (board, grid, classifier) = &*find;
             let reading = crate::vision::read::read(&img, Some(grid), classifier);

@@ -408,7 +408,8 @@ async fn the_games_score_is_read_off_its_screen_in_a_face_the_reader_never_saw()
 /// A round of 48 s whose Freeze adds 5 s, on a profile that says 120 s and 15 (calibrate
 /// writes Scramble's rules): `play` keeps to the game's clock as it reads it while playing,
 /// the Freeze's 5 s included, and sends no stroke after the clock shows 0:00 (with the
-/// profile's figures it would go on 10 s past it).
+/// profile's figures it would go on 10 s past it). The game takes a word 200 ms after the
+/// last at the earliest: the board's words need more than the 38 s left after calibrating.
 #[tokio::test(start_paused = true)]
 async fn play_keeps_to_the_games_clock_read_while_playing_freeze_included() {
     let Some(face) = game_face() else {
@@ -421,7 +422,7 @@ async fn play_keeps_to_the_games_clock_read_while_playing_freeze_included() {
         game: GameConfig {
             round,
             freeze,
-            accept_gap: Duration::from_millis(120),
+            accept_gap: Duration::from_millis(200),
             ..GameConfig::default()
         },
         report: None,
