@@ -2368,6 +2368,12 @@ fn play_starts_an_adb_server_on_its_own_port_and_keeps_adb_quiet() {
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("daemon"), "{err}");
+    // The shipped profile reads no clock: the first line says so, and how the round ends.
+    assert!(
+        err.contains("the profile reads no clock")
+            && err.contains("playing until the board leaves the screen, at most 1"),
+        "{err}"
+    );
     let listed = text(&server.adb(&["devices"]).stdout);
     assert!(listed.contains(&addr), "{listed}");
 }
