@@ -203,7 +203,8 @@ pub fn score_box(img: &RgbaImage, book: &DigitBook, skip: Area, clock: Area) -> 
             if !overlaps(window, skip) && !overlaps(window, clock) {
                 let cut = digits::cut(img, window);
                 // The number alone in the window: a window holding a number among other
-                // ink (a status bar's "100%") is no score's place.
+                // ink (on the virtual pixel, one over its status bar, the time beside the
+                // battery's drawing, read so) is no score's place.
                 if book.plain_number(&cut).is_some_and(|n| n.sure) {
                     return Some(widen(img, window, book, skip, clock));
                 }

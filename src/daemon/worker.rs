@@ -444,35 +444,7 @@ impl Worker<'_> {
     async fn play(&mut self, mut round: play::Round, memory: &mut Memory) -> Result<(), PlayError> {
         let serial = self.serial();
         let state = self.opts.state.as_ref();
-        let mut notes = Vec::new();
-        let planned = round
-            .plan(self.trie, self.profile, self.opts.order, state, &mut |e| {
-                if let play::Event::Note(n) = e {
-                    notes.push(n);
-                }
-            })
-            .len();
-        for n in notes {
-            self.emit(Event::Note {
-                text: format!("{serial}: {n}"),
-            });
-        }
-        let seen = round.seen.clone();
-        let (deadline, entered_again) = (round.deadline(), round.entered_again);
-        let bonus_text = seen.bonus_text();
-        self.emit(Event::RoundStarted {
-            serial: serial.clone(),
-            round: memory.rounds + 1,
-            board: seen.board.to_string(),
-            bonuses: bonus_text.clone(),
-            words: planned,
-        });
-        let how = play::How {
-            order: self.opts.order,
-            route: self.opts.route,
-            // SIGTERM finishes the stroke in progress, then lifts the finger.
-            finish_word_on_stop: true,
-        };
+        // What the round tells: its progress and its notes, as the daemon's events.
         let events = self.events.clone();
         let on = &mut |e: play::Event| {
             let event = match e {
@@ -490,6 +462,25 @@ impl Worker<'_> {
                 play::Event::Waiting { .. } => return,
             };
             let _ = events.send(event);
+        };
+        let planned = round
+            .plan(self.trie, self.profile, self.opts.order, state, on)
+            .len();
+        let seen = round.seen.clone();
+        let (deadline, entered_again) = (round.deadline(), round.entered_again);
+        let bonus_text = seen.bonus_text();
+        self.emit(Event::RoundStarted {
+            serial: serial.clone(),
+            round: memory.rounds + 1,
+            board: seen.board.to_string(),
+            bonuses: bonus_text.clone(),
+            words: planned,
+        });
+        let how = play::How {
+            order: self.opts.order,
+            route: self.opts.route,
+            // SIGTERM finishes the stroke in progress, then lifts the finger.
+            finish_word_on_stop: true,
         };
         let done = round
             .play(self.phone, self.profile, how, state, self.stop.clone(), on)
