@@ -5,6 +5,7 @@
 //! pure; `probe` asks the phone (its screenshot, its touchscreen, the input routes it takes, a
 //! tap on Freeze) and `save` writes the profile with its pictures.
 
+pub mod headers;
 pub mod learn;
 pub mod make;
 pub mod numbers;

@@ -6,7 +6,7 @@
 
 use image::RgbaImage;
 
-use crate::vision::digits::{self, Area, DigitBook};
+use crate::vision::digits::{self, Area, Countdown, DigitBook};
 
 /// A channel difference that counts a pixel as changed between two looks (JPEG noise and
 /// dithering stay below).
@@ -16,6 +16,142 @@ const CHANGED: u8 = 48;
 const BUSY_SHARE: f32 = 0.5;
 /// Gaps of ink wider than this many digit heights end a number's line.
 const LINE_GAP: f32 = 1.2;
+
+/// Looks that must pass before the busiest pixels are taken for the clock (three ticks).
+const CLOCK_LOOKS: u32 = 12;
+
+/// What watching a round's screen found of the game's numbers.
+pub struct Numbers {
+    pub clock: Option<Area>,
+    /// The digits the clock taught, when it counted down long enough.
+    pub digits: Option<DigitBook>,
+    pub score: Option<Area>,
+    /// What was found, or not, a line each, for the user.
+    pub about: Vec<String>,
+}
+
+/// What calibrate makes of a round's screen, look by look: first the clock (what changes
+/// every second outside `skip`), then its digits as it counts down, then the score. Pure:
+/// `probe::watch_numbers` takes the looks off a phone, the header bench off a generator.
+pub struct Watch {
+    changes: Changes,
+    clock: Option<Area>,
+    score: Option<Area>,
+    skip: Area,
+    countdown: Countdown,
+    last: Option<RgbaImage>,
+    book: Option<DigitBook>,
+}
+
+impl Watch {
+    /// For a `width` x `height` screen, the grid `skip` left out; a `clock` or `score` box
+    /// the user gave is taken as found.
+    pub fn new(
+        width: u32,
+        height: u32,
+        skip: Area,
+        clock: Option<Area>,
+        score: Option<Area>,
+    ) -> Watch {
+        Watch {
+            changes: Changes::new(width, height, skip),
+            clock,
+            score,
+            skip,
+            countdown: Countdown::default(),
+            last: None,
+            book: None,
+        }
+    }
+
+    /// Takes the look `img`, at `at` seconds on any steady clock; true once the digits are
+    /// learned (nothing more to watch for).
+    pub fn see(&mut self, at: f64, img: RgbaImage) -> bool {
+        match self.clock {
+            None => {
+                self.changes.see(img);
+                if self.changes.looks >= CLOCK_LOOKS {
+                    self.clock = clock_box(&self.changes);
+                }
+            }
+            Some(area) => {
+                self.countdown.see(at, &digits::cut(&img, area));
+                self.last = Some(img);
+                self.book = self.countdown.book();
+            }
+        }
+        self.book.is_some()
+    }
+
+    /// What was found after `secs` of watching, with a line each for the user.
+    pub fn finish(self, secs: f64) -> Numbers {
+        let (skip, countdown, last) = (self.skip, self.countdown, self.last);
+        let (found, book, score) = (self.clock, self.book, self.score);
+        let mut about = Vec::new();
+        let Some(clock) = found else {
+            about.push(format!(
+            "no clock found in {secs:.0} s (nothing outside the grid changed every second): give --clock-box, or calibrate during a round"
+        ));
+            return Numbers {
+                clock: None,
+                digits: None,
+                score,
+                about,
+            };
+        };
+        let place = |a: Area| format!("[{}, {}, {}, {}]", a.x0, a.y0, a.x1, a.y1);
+        let Some(book) = book else {
+            about.push(format!(
+            "clock at {}, its digits not learned in {secs:.0} s ({} looks were no m:ss): the score and clock will not be read",
+            place(clock),
+            countdown.not_clocks
+        ));
+            return Numbers {
+                clock: Some(clock),
+                digits: None,
+                score,
+                about,
+            };
+        };
+        about.push(format!(
+            "clock at {}: its ten digits learned in {secs:.0} s",
+            place(clock)
+        ));
+        // The clock read back with the digits just learned, as play will read it: a box that
+        // takes in more than the number (an icon beside it) is said now, not found out in play.
+        if let Some(img) = &last
+            && book.clock(&digits::cut(img, clock)).is_none_or(|n| !n.sure)
+        {
+            about.push(format!(
+            "WARNING: the clock at {} does not read back surely with the digits learned (something beside the number in its box?): play will not read the game's clock, and plays each round until its board leaves the screen; give --clock-box around the digits only",
+            place(clock)
+        ));
+        }
+        let score = score.or_else(|| {
+            last.as_ref()
+                .and_then(|img| score_box(img, &book, skip, clock))
+        });
+        match (score, &last) {
+            (Some(s), Some(img)) => {
+                let shows = book
+                    .number(&digits::cut(img, s))
+                    .filter(|n| n.sure)
+                    .map_or_else(|| "not read surely".to_owned(), |n| n.value.to_string());
+                about.push(format!("score at {} (shows {shows})", place(s)));
+            }
+            (Some(s), None) => about.push(format!("score at {}", place(s))),
+            (None, _) => about.push(
+                "no score found (no other number the clock's digits read): give --score-box".into(),
+            ),
+        }
+        Numbers {
+            clock: Some(clock),
+            digits: Some(book),
+            score,
+            about,
+        }
+    }
+}
 
 /// The grid's whole box on the screen (tiles and the gaps between them), left out of the
 /// watch: tiles light up there when touched.
@@ -257,7 +393,6 @@ mod tests {
     use crate::sim::layout::{Layout, Rect};
     use crate::sim::model::Model;
     use crate::sim::screen::render;
-    use crate::vision::digits::Countdown;
 
     fn view(secs_left: u64, score: u32) -> View {
         View::round_at(secs_left, score)

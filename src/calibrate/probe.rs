@@ -7,11 +7,12 @@ use std::time::Duration;
 use image::RgbaImage;
 
 use super::numbers;
+pub use super::numbers::Numbers;
 use crate::phone::sendevent::{Panel, parse_getevent};
 use crate::phone::{Lock, Phone, PhoneError};
 use crate::play::Injector;
 use crate::profile::{Point, Route};
-use crate::vision::digits::{self, Area, Countdown, DigitBook};
+use crate::vision::digits::Area;
 
 /// Why a phone could not be probed.
 #[derive(Debug, thiserror::Error)]
@@ -175,25 +176,13 @@ async fn working_routes(phone: &Phone, about: &mut Vec<String>) -> Vec<Route> {
     works
 }
 
-/// What watching a round's screen found of the game's numbers.
-pub struct Numbers {
-    pub clock: Option<Area>,
-    /// The digits the clock taught, when it counted down long enough.
-    pub digits: Option<DigitBook>,
-    pub score: Option<Area>,
-    /// What was found, or not, a line each, for the user.
-    pub about: Vec<String>,
-}
-
 /// Time between two looks at the clock (it ticks once a second).
 const NUMBERS_EVERY: Duration = Duration::from_millis(250);
-/// Looks that must pass before the busiest pixels are taken for the clock (three ticks).
-const CLOCK_LOOKS: u32 = 12;
 
 /// Watches the round on `phone` for up to `limit`, the grid (`skip`) left out: finds the
 /// clock (what changes every second), learns its digits as it counts down, then finds the
-/// score (a number they read surely). `clock` given by the user skips finding it; so does
-/// `score`.
+/// score (a number they read surely), as `numbers::Watch` makes of the looks. `clock` given
+/// by the user skips finding it; so does `score`.
 pub async fn watch_numbers(
     phone: &Phone,
     skip: Area,
@@ -203,95 +192,14 @@ pub async fn watch_numbers(
 ) -> Result<Numbers, ProbeError> {
     let started = tokio::time::Instant::now();
     let (w, h) = phone.screen;
-    let mut changes = numbers::Changes::new(w, h, skip);
-    let mut found = clock;
-    let mut countdown = Countdown::default();
-    let mut last = None;
-    let mut book = None;
+    let mut watch = numbers::Watch::new(w, h, skip, clock, score);
     while started.elapsed() < limit {
         let look = tokio::time::Instant::now();
         let img = phone.screenshot().await?;
-        let at = started.elapsed().as_secs_f64();
-        match found {
-            None => {
-                changes.see(img);
-                if changes.looks >= CLOCK_LOOKS {
-                    found = numbers::clock_box(&changes);
-                }
-            }
-            Some(area) => {
-                countdown.see(at, &digits::cut(&img, area));
-                last = Some(img);
-                book = countdown.book();
-                if book.is_some() {
-                    break;
-                }
-            }
+        if watch.see(started.elapsed().as_secs_f64(), img) {
+            break;
         }
         tokio::time::sleep_until(look + NUMBERS_EVERY).await;
     }
-    let secs = started.elapsed().as_secs_f64();
-    let mut about = Vec::new();
-    let Some(clock) = found else {
-        about.push(format!(
-            "no clock found in {secs:.0} s (nothing outside the grid changed every second): give --clock-box, or calibrate during a round"
-        ));
-        return Ok(Numbers {
-            clock: None,
-            digits: None,
-            score,
-            about,
-        });
-    };
-    let place = |a: Area| format!("[{}, {}, {}, {}]", a.x0, a.y0, a.x1, a.y1);
-    let Some(book) = book else {
-        about.push(format!(
-            "clock at {}, its digits not learned in {secs:.0} s ({} looks were no m:ss): the score and clock will not be read",
-            place(clock),
-            countdown.not_clocks
-        ));
-        return Ok(Numbers {
-            clock: Some(clock),
-            digits: None,
-            score,
-            about,
-        });
-    };
-    about.push(format!(
-        "clock at {}: its ten digits learned in {secs:.0} s",
-        place(clock)
-    ));
-    // The clock read back with the digits just learned, as play will read it: a box that
-    // takes in more than the number (an icon beside it) is said now, not found out in play.
-    if let Some(img) = &last
-        && book.clock(&digits::cut(img, clock)).is_none_or(|n| !n.sure)
-    {
-        about.push(format!(
-            "WARNING: the clock at {} does not read back surely with the digits learned (something beside the number in its box?): play will not read the game's clock, and plays each round until its board leaves the screen; give --clock-box around the digits only",
-            place(clock)
-        ));
-    }
-    let score = score.or_else(|| {
-        last.as_ref()
-            .and_then(|img| numbers::score_box(img, &book, skip, clock))
-    });
-    match (score, &last) {
-        (Some(s), Some(img)) => {
-            let shows = book
-                .number(&digits::cut(img, s))
-                .filter(|n| n.sure)
-                .map_or_else(|| "not read surely".to_owned(), |n| n.value.to_string());
-            about.push(format!("score at {} (shows {shows})", place(s)));
-        }
-        (Some(s), None) => about.push(format!("score at {}", place(s))),
-        (None, _) => about.push(
-            "no score found (no other number the clock's digits read): give --score-box".into(),
-        ),
-    }
-    Ok(Numbers {
-        clock: Some(clock),
-        digits: Some(book),
-        score,
-        about,
-    })
+    Ok(watch.finish(started.elapsed().as_secs_f64()))
 }

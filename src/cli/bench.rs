@@ -17,6 +17,9 @@ pub struct BenchArgs {
     /// screens drawn in typefaces it has no references for.
     #[arg(value_enum, default_value_t = BenchWhat::Solve)]
     pub what: BenchWhat,
+    /// Headers the `numbers` bench draws and reads.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..))]
+    pub headers: u64,
     /// Screens in the vision corpus.
     #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..))]
     pub screens: u64,
@@ -92,6 +95,10 @@ pub enum BenchWhat {
     /// Pacing to the game's score: open against closed loop at each accept gap (--gaps),
     /// words taken per second, screenshots per second, the bot's CPU.
     Pace,
+    /// The game's clock and score found and read on headers of a generator of its own
+    /// (layouts, icons, labels, typefaces nobody here drew): calibrate's watch, then play's
+    /// looks, each set against what was drawn.
+    Numbers,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +158,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Vision => return vision(&args),
         BenchWhat::Pace => return super::pace::run(&args.gaps, &args.fonts, args.json),
+        BenchWhat::Numbers => return super::headers::run(args),
         BenchWhat::Solve => {}
     }
     let dict = load_dictionary(&args.dict)?;
@@ -306,7 +314,7 @@ fn keep_in_gallery(
 
 /// A bar of `len` steps (`what`) on stderr when it is a terminal and the output is a table;
 /// hidden otherwise.
-fn progress_bar(json: bool, len: u64, what: &str) -> indicatif::ProgressBar {
+pub(super) fn progress_bar(json: bool, len: u64, what: &str) -> indicatif::ProgressBar {
     if json || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         return indicatif::ProgressBar::hidden();
     }

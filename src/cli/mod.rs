@@ -8,6 +8,7 @@ mod bench;
 mod calibrate;
 mod daemon;
 mod demo;
+mod headers;
 mod history;
 mod pace;
 mod play;

@@ -419,14 +419,27 @@ pub fn area(b: ScreenBox) -> Area {
 /// What the game's numbers show on `img`: its score and its clock (in seconds), each when the
 /// profile knows where it is and it is read surely with `book`.
 pub fn numbers(img: &RgbaImage, profile: &Profile, book: &DigitBook) -> Numbers {
-    let score = profile
-        .score()
-        .and_then(|b| book.number(&digits::cut(img, area(b))))
+    numbers_in(
+        img,
+        profile.score().map(area),
+        profile.clock().map(|c| area(c.area)),
+        book,
+    )
+}
+
+/// What the `score` and `clock` boxes of `img` show, each read surely with `book`.
+pub fn numbers_in(
+    img: &RgbaImage,
+    score: Option<Area>,
+    clock: Option<Area>,
+    book: &DigitBook,
+) -> Numbers {
+    let score = score
+        .and_then(|b| book.number(&digits::cut(img, b)))
         .filter(|n| n.sure)
         .map(|n| n.value);
-    let clock_secs = profile
-        .clock()
-        .and_then(|c| book.clock(&digits::cut(img, area(c.area))))
+    let clock_secs = clock
+        .and_then(|c| book.clock(&digits::cut(img, c)))
         .filter(|n| n.sure)
         .map(|n| n.value);
     Numbers { score, clock_secs }

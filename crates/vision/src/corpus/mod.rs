@@ -6,6 +6,7 @@
 
 pub mod capture;
 pub mod gallery;
+pub mod header;
 pub mod second;
 pub mod wide;
 

@@ -82,7 +82,7 @@ const SIZES: [(u32, u32); 7] = [
 ];
 
 /// A face as fontdue holds it, parsed once per process.
-fn rasteriser(face: &Face) -> Option<Arc<fontdue::Font>> {
+pub(super) fn rasteriser(face: &Face) -> Option<Arc<fontdue::Font>> {
     static PARSED: OnceLock<Mutex<HashMap<String, Option<Arc<fontdue::Font>>>>> = OnceLock::new();
     let mut parsed = PARSED
         .get_or_init(Default::default)
@@ -100,33 +100,33 @@ fn rasteriser(face: &Face) -> Option<Arc<fontdue::Font>> {
 }
 
 /// A uniform number in [lo, hi).
-fn between(rng: &mut Rng, lo: f32, hi: f32) -> f32 {
+pub(super) fn between(rng: &mut Rng, lo: f32, hi: f32) -> f32 {
     let u = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
     lo + (hi - lo) * u
 }
 
-fn odds(rng: &mut Rng, p: f32) -> bool {
+pub(super) fn odds(rng: &mut Rng, p: f32) -> bool {
     between(rng, 0.0, 1.0) < p
 }
 
-fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
+pub(super) fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
     items[rng.below(items.len())]
 }
 
-type Rgb = [u8; 3];
+pub(super) type Rgb = [u8; 3];
 
-fn rgba(c: Rgb, a: u8) -> Color {
+pub(super) fn rgba(c: Rgb, a: u8) -> Color {
     Color::from_rgba8(c[0], c[1], c[2], a)
 }
 
-fn solid(c: Rgb, a: u8) -> Paint<'static> {
+pub(super) fn solid(c: Rgb, a: u8) -> Paint<'static> {
     let mut p = Paint::default();
     p.set_color(rgba(c, a));
     p.anti_alias = true;
     p
 }
 
-fn shaded(shader: Option<Shader<'static>>, fallback: Rgb) -> Paint<'static> {
+pub(super) fn shaded(shader: Option<Shader<'static>>, fallback: Rgb) -> Paint<'static> {
     match shader {
         Some(shader) => Paint {
             shader,
@@ -137,20 +137,20 @@ fn shaded(shader: Option<Shader<'static>>, fallback: Rgb) -> Paint<'static> {
     }
 }
 
-fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
+pub(super) fn mix(a: Rgb, b: Rgb, t: f32) -> Rgb {
     std::array::from_fn(|i| (a[i] as f32 + (b[i] as f32 - a[i] as f32) * t).round() as u8)
 }
 
-fn luma(c: Rgb) -> f32 {
+pub(super) fn luma(c: Rgb) -> f32 {
     0.299 * c[0] as f32 + 0.587 * c[1] as f32 + 0.114 * c[2] as f32
 }
 
-fn hue(rng: &mut Rng, lo: u8, hi: u8) -> Rgb {
+pub(super) fn hue(rng: &mut Rng, lo: u8, hi: u8) -> Rgb {
     std::array::from_fn(|_| lo + rng.below((hi - lo) as usize + 1) as u8)
 }
 
 /// A rectangle with corners of radius `r`, as a path.
-fn round_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<Path> {
+pub(super) fn round_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<Path> {
     let r = r.clamp(0.0, w.min(h) / 2.0);
     if r < 0.5 {
         return Some(PathBuilder::from_rect(Rect::from_xywh(x, y, w, h)?));
@@ -171,17 +171,17 @@ fn round_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<Path> {
     pb.finish()
 }
 
-fn fill(px: &mut Pixmap, path: Option<Path>, paint: &Paint) {
+pub(super) fn fill(px: &mut Pixmap, path: Option<Path>, paint: &Paint) {
     if let Some(path) = path {
         px.fill_path(&path, paint, FillRule::Winding, Transform::identity(), None);
     }
 }
 
-fn circle(px: &mut Pixmap, x: f32, y: f32, r: f32, paint: &Paint) {
+pub(super) fn circle(px: &mut Pixmap, x: f32, y: f32, r: f32, paint: &Paint) {
     fill(px, PathBuilder::from_circle(x, y, r.max(0.5)), paint);
 }
 
-fn vertical(top: Rgb, bottom: Rgb, y0: f32, y1: f32) -> Option<Shader<'static>> {
+pub(super) fn vertical(top: Rgb, bottom: Rgb, y0: f32, y1: f32) -> Option<Shader<'static>> {
     LinearGradient::new(
         Point::from_xy(0.0, y0),
         Point::from_xy(0.0, y1),
@@ -198,7 +198,7 @@ fn vertical(top: Rgb, bottom: Rgb, y0: f32, y1: f32) -> Option<Shader<'static>> 
 /// centre of their ink), in `colour`. `small_last` draws the last glyph at 55% and lower, as
 /// some games draw the u of Qu.
 #[allow(clippy::too_many_arguments)]
-fn text(
+pub(super) fn text(
     px: &mut Pixmap,
     font: &fontdue::Font,
     s: &str,

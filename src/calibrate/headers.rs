@@ -1,0 +1,171 @@
+//! How well the game's numbers are found and read on headers nobody here drew: each header of
+//! the header generator (`vision::corpus::header`) is watched as `calibrate` watches a round
+//! (`numbers::Watch`, four looks a second), then looked at as `play` looks during a round,
+//! words being entered (the score counting up, "+N" bursts, the word flashed). Each look's
+//! clock and score are read as `play` reads them (`play::numbers_in`) and set against what
+//! the header drew. Pure: the generator's frames in, tallies out.
+
+use crate::play;
+use crate::sample::Rng;
+use crate::vision::corpus::Face;
+use crate::vision::corpus::header::{self, Header};
+use crate::vision::digits::Area;
+
+use super::numbers::Watch;
+
+/// Seconds calibrate watches a round for the numbers (its default `--watch-secs`).
+pub const WATCH_SECS: f64 = 30.0;
+/// Looks taken at each header after calibrating, as play takes them during a round.
+pub const LOOKS: u32 = 40;
+
+/// How one number fared over the looks.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Reads {
+    pub looks: u32,
+    /// Read surely, and what the header drew.
+    pub right: u32,
+    /// Read surely, and not what the header drew: the figure that must stay 0.
+    pub wrong: u32,
+}
+
+impl Reads {
+    fn add(&mut self, read: Option<u32>, truth: u32) {
+        self.looks += 1;
+        match read {
+            Some(v) if v == truth => self.right += 1,
+            Some(_) => self.wrong += 1,
+            None => {}
+        }
+    }
+
+    fn merge(&mut self, o: Reads) {
+        self.looks += o.looks;
+        self.right += o.right;
+        self.wrong += o.wrong;
+    }
+
+    /// The share of looks read surely and right.
+    pub fn share(&self) -> f64 {
+        f64::from(self.right) / f64::from(self.looks.max(1))
+    }
+}
+
+/// One header's figures.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct HeaderRun {
+    pub index: u64,
+    pub description: String,
+    pub clock_found: bool,
+    pub digits_learned: bool,
+    pub score_found: bool,
+    pub clock: Reads,
+    pub score: Reads,
+    /// What calibrate said, a line each.
+    pub about: Vec<String>,
+}
+
+/// The figures over a set of headers.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Tally {
+    pub seed: u64,
+    pub headers: u64,
+    pub clocks_found: u64,
+    pub digits_learned: u64,
+    pub scores_found: u64,
+    pub clock: Reads,
+    pub score: Reads,
+}
+
+/// Watches and reads header `index` of the generator with `seed`; `None` when no face can be
+/// drawn with.
+pub fn run_one(faces: &[Face], seed: u64, index: u64) -> Option<HeaderRun> {
+    let h = header::header(faces, seed, index)?;
+    Some(watch_and_read(&h, seed, index))
+}
+
+fn watch_and_read(h: &Header, seed: u64, index: u64) -> HeaderRun {
+    let [x0, y0, x1, y1] = h.board;
+    let skip = Area { x0, y0, x1, y1 };
+    let mut watch = Watch::new(h.width, h.height, skip, None, None);
+    let mut t = 0.0;
+    while t < WATCH_SECS {
+        let done = watch.see(t, h.frame(t));
+        t += 0.25;
+        if done {
+            break;
+        }
+    }
+    let found = watch.finish(t);
+    let mut run = HeaderRun {
+        index,
+        description: h.description.clone(),
+        clock_found: found.clock.is_some(),
+        digits_learned: found.digits.is_some(),
+        score_found: found.score.is_some(),
+        clock: Reads::default(),
+        score: Reads::default(),
+        about: found.about.clone(),
+    };
+    // Looks at uneven times, as a round's looks fall between words.
+    let mut rng = Rng::new(seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5eed);
+    t += 1.0;
+    for _ in 0..LOOKS {
+        t += 0.2 + rng.below(1000) as f64 / 1000.0;
+        let img = h.frame(t);
+        let truth = h.shown(t);
+        let read = found
+            .digits
+            .as_ref()
+            .map(|book| play::numbers_in(&img, found.score, found.clock, book));
+        run.clock
+            .add(read.and_then(|r| r.clock_secs), truth.secs_left);
+        run.score.add(read.and_then(|r| r.score), truth.score);
+    }
+    run
+}
+
+/// Measures `count` headers of the generator with `seed` on every core, calling `progress`
+/// with each header's run as it is done (in the order they finish).
+pub fn measure(
+    faces: &[Face],
+    seed: u64,
+    count: u64,
+    progress: impl FnMut(&HeaderRun) + Send,
+) -> Tally {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let next = AtomicU64::new(0);
+    let shared = Mutex::new((
+        Tally {
+            seed,
+            ..Tally::default()
+        },
+        progress,
+    ));
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= count {
+                        break;
+                    }
+                    let Some(run) = run_one(faces, seed, index) else {
+                        continue;
+                    };
+                    let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
+                    let (tally, progress) = &mut *guard;
+                    tally.headers += 1;
+                    tally.clocks_found += u64::from(run.clock_found);
+                    tally.digits_learned += u64::from(run.digits_learned);
+                    tally.scores_found += u64::from(run.score_found);
+                    tally.clock.merge(run.clock);
+                    tally.score.merge(run.score);
+                    progress(&run);
+                }
+            });
+        }
+    });
+    shared.into_inner().unwrap_or_else(|e| e.into_inner()).0
+}
