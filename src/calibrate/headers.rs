@@ -169,3 +169,31 @@ pub fn measure(
     });
     shared.into_inner().unwrap_or_else(|e| e.into_inner()).0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vision::corpus::{self, second};
+
+    /// Headers of the development seed (1) whose clock stands beside something: a label a
+    /// word's space before a seconds-only clock (#4), a stopwatch 0.71 of a digit's height
+    /// before a 17-pixel one on a 1200-wide screen, under JPEG (#2).
+    #[test]
+    fn a_clock_beside_a_label_or_an_icon_is_found_learned_and_read_on_every_look() {
+        let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
+        if faces.len() < second::FACES.len() {
+            return crate::testing::skip("the header generator's typefaces", second::PACKAGES);
+        }
+        for index in [4, 2] {
+            let run = run_one(&faces, 1, index).expect("a header");
+            assert!(run.digits_learned, "#{index}: {:?}", run.about);
+            assert_eq!(
+                (run.clock.right, run.clock.wrong),
+                (LOOKS, 0),
+                "#{index} {}",
+                run.description
+            );
+            assert_eq!(run.score.wrong, 0, "#{index} {}", run.description);
+        }
+    }
+}

@@ -11,9 +11,6 @@ use crate::vision::digits::{self, Area, Countdown, DigitBook};
 /// A channel difference that counts a pixel as changed between two looks (JPEG noise and
 /// dithering stay below).
 const CHANGED: u8 = 48;
-/// A clock's pixels change at most once a second; looks a quarter second apart see a change
-/// in at least this share of the looks a busy pixel changed in.
-const BUSY_SHARE: f32 = 0.5;
 /// Gaps of ink wider than this many digit heights end a number's line.
 const LINE_GAP: f32 = 1.2;
 
@@ -69,7 +66,7 @@ impl Watch {
     pub fn see(&mut self, at: f64, img: RgbaImage) -> bool {
         match self.clock {
             None => {
-                self.changes.see(img);
+                self.changes.see(at, img);
                 if self.changes.looks >= CLOCK_LOOKS {
                     self.clock = clock_box(&self.changes);
                 }
@@ -166,13 +163,30 @@ pub fn grid_area(g: &crate::vision::grid::Grid) -> Area {
     }
 }
 
-/// Counts, pixel by pixel, how many successive looks changed it, outside a part of the
-/// screen left out (the grid, where a board's tiles may light up).
+/// Side of the square cells the screen is watched in, in pixels.
+const CELL: u32 = 2;
+/// A cell that changed in fewer looks than this is not watched for a rhythm.
+const MIN_EVENTS: u16 = 3;
+/// A clock's seconds change once a second: its changes come at this many a second, give or
+/// take `RATE_SLACK`...
+const RATE_SLACK: f64 = 0.3;
+/// ...and at one phase of the second: the mean resultant length of their times on the circle
+/// of one second at least this (1 for changes exactly a second apart; a word's flash, a
+/// score or a burst, at the times words are entered, far less).
+const MIN_PHASE: f64 = 0.8;
+
+/// Watches which parts of the screen change, cell by cell and look by look, outside a part
+/// left out (the grid, where a board's tiles may light up), to find what changes once a
+/// second: the clock's seconds.
 pub struct Changes {
     width: u32,
     height: u32,
     skip: Area,
+    cols: u32,
+    /// Per cell, the looks it changed in.
     counts: Vec<u16>,
+    /// Per look that changed anything: when, and the cells it changed.
+    events: Vec<(f64, Vec<u32>)>,
     last: Option<RgbaImage>,
     pub looks: u32,
 }
@@ -180,63 +194,116 @@ pub struct Changes {
 impl Changes {
     /// For a `width` x `height` screen, leaving out `skip`.
     pub fn new(width: u32, height: u32, skip: Area) -> Changes {
+        let cols = width.div_ceil(CELL);
         Changes {
             width,
             height,
             skip,
-            counts: vec![0; width as usize * height as usize],
+            cols,
+            counts: vec![0; (cols * height.div_ceil(CELL)) as usize],
+            events: Vec::new(),
             last: None,
             looks: 0,
         }
     }
 
-    /// Takes one look (a screenshot of another size is passed over).
-    pub fn see(&mut self, img: RgbaImage) {
+    /// Takes one look, at `at` seconds on any steady clock (a screenshot of another size is
+    /// passed over).
+    pub fn see(&mut self, at: f64, img: RgbaImage) {
         if img.dimensions() != (self.width, self.height) {
             return;
         }
         self.looks += 1;
         if let Some(last) = &self.last {
             let s = self.skip;
+            let mut changed = Vec::new();
             for (i, (a, b)) in last.pixels().zip(img.pixels()).enumerate() {
                 let (x, y) = ((i as u32) % self.width, (i as u32) / self.width);
                 if (s.x0..s.x1).contains(&x) && (s.y0..s.y1).contains(&y) {
                     continue;
                 }
                 if (0..3).any(|c| a.0[c].abs_diff(b.0[c]) > CHANGED) {
-                    self.counts[i] = self.counts[i].saturating_add(1);
+                    changed.push((y / CELL) * self.cols + x / CELL);
                 }
+            }
+            changed.sort_unstable();
+            changed.dedup();
+            for &c in &changed {
+                self.counts[c as usize] = self.counts[c as usize].saturating_add(1);
+            }
+            if !changed.is_empty() {
+                self.events.push((at, changed));
             }
         }
         self.last = Some(img);
     }
 
-    /// The box of what changed most often (the clock's last digit, once it has ticked a few
-    /// times); `None` while nothing has changed in two looks.
-    pub fn busiest(&self) -> Option<Area> {
-        let most = *self.counts.iter().max()?;
-        if most < 2 {
-            return None;
+    /// The box of the part that changes once a second at one phase of it (the clock's
+    /// seconds, once it has ticked a few times), the one that changed most often when more
+    /// than one does; `None` while none does.
+    pub fn ticking(&self) -> Option<Area> {
+        let (component, boxes) = self.components();
+        // Pieces of one glyph, and glyphs of one number, each change in a piece of their own
+        // (a 3 becoming a 2 changes two strokes): pieces near each other are one part.
+        let (group, boxes) = merge_near(&boxes);
+        let component: Vec<Option<usize>> =
+            component.into_iter().map(|c| c.map(|c| group[c])).collect();
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); boxes.len()];
+        for (at, cells) in &self.events {
+            let mut hit: Vec<usize> = cells
+                .iter()
+                .filter_map(|&c| component[c as usize])
+                .collect();
+            hit.sort_unstable();
+            hit.dedup();
+            for k in hit {
+                times[k].push(*at);
+            }
         }
-        let floor = ((f32::from(most) * BUSY_SHARE).ceil() as u16).max(2);
-        let mut b: Option<Area> = None;
-        for (i, &c) in self.counts.iter().enumerate() {
-            if c < floor {
+        times
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| once_a_second(t))
+            .max_by_key(|(_, t)| t.len())
+            .map(|(k, _)| boxes[k])
+    }
+
+    /// The cells that changed in at least `MIN_EVENTS` looks, in 8-connected parts: each
+    /// cell's part, and each part's box in pixels.
+    fn components(&self) -> (Vec<Option<usize>>, Vec<Area>) {
+        let rows = self.counts.len() as u32 / self.cols;
+        let busy = |c: u32| self.counts[c as usize] >= MIN_EVENTS;
+        let mut part: Vec<Option<usize>> = vec![None; self.counts.len()];
+        let mut boxes = Vec::new();
+        for start in 0..self.counts.len() as u32 {
+            if !busy(start) || part[start as usize].is_some() {
                 continue;
             }
-            let (x, y) = ((i as u32) % self.width, (i as u32) / self.width);
-            let a = b.get_or_insert(Area {
-                x0: x,
-                y0: y,
-                x1: x + 1,
-                y1: y + 1,
+            let k = boxes.len();
+            let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+            let mut stack = vec![start];
+            part[start as usize] = Some(k);
+            while let Some(c) = stack.pop() {
+                let (cx, cy) = (c % self.cols, c / self.cols);
+                (x0, y0, x1, y1) = (x0.min(cx), y0.min(cy), x1.max(cx + 1), y1.max(cy + 1));
+                for ny in cy.saturating_sub(1)..(cy + 2).min(rows) {
+                    for nx in cx.saturating_sub(1)..(cx + 2).min(self.cols) {
+                        let n = ny * self.cols + nx;
+                        if busy(n) && part[n as usize].is_none() {
+                            part[n as usize] = Some(k);
+                            stack.push(n);
+                        }
+                    }
+                }
+            }
+            boxes.push(Area {
+                x0: x0 * CELL,
+                y0: y0 * CELL,
+                x1: (x1 * CELL).min(self.width),
+                y1: (y1 * CELL).min(self.height),
             });
-            a.x0 = a.x0.min(x);
-            a.y0 = a.y0.min(y);
-            a.x1 = a.x1.max(x + 1);
-            a.y1 = a.y1.max(y + 1);
         }
-        b
+        (part, boxes)
     }
 
     /// The last look.
@@ -245,12 +312,108 @@ impl Changes {
     }
 }
 
+/// `boxes` joined while two of them are nearer than half the taller one's height (across
+/// or up and down): the group each box is in, and each group's box.
+fn merge_near(boxes: &[Area]) -> (Vec<usize>, Vec<Area>) {
+    let mut group: Vec<usize> = (0..boxes.len()).collect();
+    let mut merged: Vec<Option<Area>> = boxes.iter().copied().map(Some).collect();
+    let near = |a: &Area, b: &Area| {
+        let reach = (a.y1 - a.y0).max(b.y1 - b.y0) / 2;
+        a.x0 <= b.x1 + reach && b.x0 <= a.x1 + reach && a.y0 <= b.y1 + reach && b.y0 <= a.y1 + reach
+    };
+    loop {
+        let mut joined = false;
+        for i in 0..merged.len() {
+            for j in i + 1..merged.len() {
+                let (Some(a), Some(b)) = (merged[i], merged[j]) else {
+                    continue;
+                };
+                if near(&a, &b) {
+                    merged[i] = Some(Area {
+                        x0: a.x0.min(b.x0),
+                        y0: a.y0.min(b.y0),
+                        x1: a.x1.max(b.x1),
+                        y1: a.y1.max(b.y1),
+                    });
+                    merged[j] = None;
+                    for g in group.iter_mut().filter(|g| **g == j) {
+                        *g = i;
+                    }
+                    joined = true;
+                }
+            }
+        }
+        if !joined {
+            break;
+        }
+    }
+    // Renumbered over the groups left.
+    let kept: Vec<usize> = (0..merged.len()).filter(|&i| merged[i].is_some()).collect();
+    let index = |g: usize| kept.iter().position(|&k| k == g).unwrap_or(0);
+    (
+        group.iter().map(|&g| index(g)).collect(),
+        kept.iter().filter_map(|&k| merged[k]).collect(),
+    )
+}
+
+/// Whether changes at `times` (seconds, ascending) come once a second, at one phase of it.
+fn once_a_second(times: &[f64]) -> bool {
+    let n = times.len();
+    if n < usize::from(MIN_EVENTS) {
+        return false;
+    }
+    let span = times[n - 1] - times[0];
+    let rate = (n - 1) as f64 / span.max(f64::EPSILON);
+    let (sin, cos) = times.iter().fold((0.0, 0.0), |(s, c), t| {
+        let a = std::f64::consts::TAU * t;
+        (s + a.sin(), c + a.cos())
+    });
+    let phase = (sin * sin + cos * cos).sqrt() / n as f64;
+    (rate - 1.0).abs() <= RATE_SLACK && phase >= MIN_PHASE
+}
+
+/// `seed` grown up and down while its columns hold ink on the next row (to a glyph's whole
+/// height when only a sliver of it changed), at most three times its height each way.
+fn grow_rows(img: &RgbaImage, seed: Area) -> Area {
+    let h = seed.y1 - seed.y0;
+    let light = |x: u32, y: u32| {
+        let p = img.get_pixel(x, y).0;
+        (u32::from(p[0]) * 299 + u32::from(p[1]) * 587 + u32::from(p[2]) * 114) / 1000
+    };
+    // Paper: the most common lightness of the seed's columns, three heights up and down.
+    let (top, bottom) = (
+        seed.y0.saturating_sub(3 * h),
+        (seed.y1 + 3 * h).min(img.height()),
+    );
+    let mut hist = [0u32; 32];
+    for y in top..bottom {
+        for x in seed.x0..seed.x1.min(img.width()) {
+            hist[(light(x, y) / 8) as usize] += 1;
+        }
+    }
+    let paper = hist
+        .iter()
+        .enumerate()
+        .max_by_key(|&(_, n)| *n)
+        .map_or(0, |(i, _)| i as u32 * 8 + 4);
+    let inked =
+        |y: u32| (seed.x0..seed.x1.min(img.width())).any(|x| light(x, y).abs_diff(paper) > 64);
+    let (mut y0, mut y1) = (seed.y0, seed.y1.min(img.height()));
+    while y0 > top && inked(y0 - 1) {
+        y0 -= 1;
+    }
+    while y1 < bottom && inked(y1) {
+        y1 += 1;
+    }
+    Area { y0, y1, ..seed }
+}
+
 /// The whole line of ink around `seed` (a part of a number: one digit, say): the band of
 /// rows it spans, widened left and right while ink follows within `LINE_GAP` digit heights,
 /// with a margin.
 pub fn line_around(img: &RgbaImage, seed: Area) -> Area {
     let h = seed.y1 - seed.y0;
-    let margin = (h / 4).max(2);
+    let margin = (h / 8).max(1);
     let (y0, y1) = (
         seed.y0.saturating_sub(margin),
         (seed.y1 + margin).min(img.height()),
@@ -301,19 +464,57 @@ pub fn line_around(img: &RgbaImage, seed: Area) -> Area {
     }
 }
 
-/// The clock's box: the line around what changed most often, when it reads as m:ss, with a
-/// digit's room on each side (in a face whose digits differ in width, 0:59 is wider than
-/// 1:11; the line's gap keeps other ink that far away).
+/// The clock's box: the line of ink around what changes once a second, cut to the clock's
+/// own glyphs (its seconds, the tens before them, the colon and minutes before those), with a
+/// margin each way that stops halfway to any other ink (an icon, a label, a pill's edge):
+/// the box holds the number only.
 pub fn clock_box(changes: &Changes) -> Option<Area> {
     let img = changes.last()?;
-    let line = line_around(img, changes.busiest()?);
-    digits::cut(img, line).clock_part()?;
-    let room = line.y1 - line.y0;
-    Some(Area {
-        x0: line.x0.saturating_sub(room),
-        x1: (line.x1 + room).min(img.width()),
-        ..line
-    })
+    let ticking = grow_rows(img, changes.ticking()?);
+    let line = line_around(img, ticking);
+    let cut = digits::cut(img, line);
+    let overlaps = |a: &Area| a.x0 < ticking.x1 && ticking.x0 < a.x1;
+    let n = cut.spans.len();
+    // m:ss: a colon with a glyph before it and two after, the one over what ticks (a number
+    // centred on the screen shifts as a whole when its digits' widths change).
+    let mss = cut
+        .colons
+        .iter()
+        .rev()
+        .find(|&&c| c >= 1 && c + 1 < n && cut.spans[c - 1..=c + 1].iter().any(overlaps))
+        .map(|&c| (c - 1, c + 1));
+    let (first, ones) = match mss {
+        Some(range) => range,
+        None => {
+            // Seconds only: what ticks, and the tens beside it.
+            let ones = cut.spans.iter().rposition(overlaps)?;
+            let height = cut.spans[ones].y1 - cut.spans[ones].y0;
+            let near = ones >= 1
+                && cut.spans[ones].x0.saturating_sub(cut.spans[ones - 1].x1) as f32
+                    <= 0.6 * height as f32;
+            (if near { ones - 1 } else { ones }, ones)
+        }
+    };
+    let height = cut.spans[ones].y1 - cut.spans[ones].y0;
+    let glyphs = &cut.spans[first..=ones];
+    let (x0, x1) = (glyphs[0].x0, glyphs[glyphs.len() - 1].x1);
+    let y0 = glyphs.iter().map(|g| g.y0).min()?;
+    let y1 = glyphs.iter().map(|g| g.y1).max()?;
+    let margin = (height * 2 / 5).max(2);
+    // Halfway to the nearest other ink on each side, when nearer than the margin.
+    let before = cut.ink.iter().filter(|r| r.x1 <= x0).map(|r| r.x1).max();
+    let after = cut.ink.iter().filter(|r| r.x0 >= x1).map(|r| r.x0).min();
+    let left = before.map_or(0, |b| (b + x0).div_ceil(2));
+    let right = after.map_or(img.width(), |a| (a + x1) / 2);
+    let vertical = (height / 5).max(1);
+    let area = Area {
+        x0: x0.saturating_sub(margin).max(left),
+        y0: y0.saturating_sub(vertical).max(line.y0),
+        x1: (x1 + margin).min(right).min(img.width()),
+        y1: (y1 + vertical).min(line.y1),
+    };
+    digits::cut(img, area).clock()?;
+    Some(area)
 }
 
 /// The score's box on `img`: a number `book` reads surely, outside `skip` (the grid) and
@@ -341,8 +542,14 @@ pub fn score_box(img: &RgbaImage, book: &DigitBook, skip: Area, clock: Area) -> 
                 // The number alone in the window: a window holding a number among other
                 // ink (on the virtual pixel, one over its status bar, the time beside the
                 // battery's drawing, read so) is no score's place.
-                if book.plain_number(&cut).is_some_and(|n| n.sure) {
-                    return Some(widen(img, window, book, skip, clock));
+                // Ink cut by the window's side is part of something wider (a battery's
+                // drawing, a word): no number stands alone there.
+                let alone = cut.ink.iter().all(|a| a.x0 > window.x0 && a.x1 < window.x1);
+                if alone
+                    && book.plain_number(&cut).is_some_and(|n| n.sure)
+                    && let Some(found) = widen(img, window, book, skip, clock)
+                {
+                    return Some(found);
                 }
             }
             x += step;
@@ -353,16 +560,17 @@ pub fn score_box(img: &RgbaImage, book: &DigitBook, skip: Area, clock: Area) -> 
 }
 
 /// A window holding the score, made its line's box with room for three more digits.
-fn widen(img: &RgbaImage, window: Area, book: &DigitBook, skip: Area, clock: Area) -> Area {
+/// `None` when the window's whole line is more than the number (the minutes of a status
+/// bar's 9:41, a number in a sentence): a window that caught part of a line is no score's
+/// place.
+fn widen(img: &RgbaImage, window: Area, book: &DigitBook, skip: Area, clock: Area) -> Option<Area> {
     let line = line_around(img, window);
-    let line = if book
+    if !book
         .plain_number(&digits::cut(img, line))
         .is_some_and(|n| n.sure)
     {
-        line
-    } else {
-        window
-    };
+        return None;
+    }
     let room = (line.y1 - line.y0) * 2;
     let (sw, _) = img.dimensions();
     let centre = (line.x0 + line.x1) / 2;
@@ -383,7 +591,7 @@ fn widen(img: &RgbaImage, window: Area, book: &DigitBook, skip: Area, clock: Are
             out.x1 = other.x0;
         }
     }
-    out
+    Some(out)
 }
 
 #[cfg(test)]
@@ -428,7 +636,7 @@ mod tests {
             // Six seconds of a round at four looks a second, its score still.
             for k in 0..24u32 {
                 let secs = 117 - u64::from(k) / 4;
-                changes.see(render(&layout, &view(secs, 0)));
+                changes.see(f64::from(k) * 0.25, render(&layout, &view(secs, 0)));
             }
             let clock = clock_box(&changes).unwrap_or_else(|| panic!("{}: no clock", model.name()));
             // Around the clock's glyphs, in the header's band, on its left half.
@@ -542,13 +750,37 @@ mod tests {
     }
 
     #[test]
+    fn what_changes_once_a_second_at_one_phase_ticks_and_words_do_not() {
+        let ticks: Vec<f64> = (0..12).map(|k| 3.25 + f64::from(k)).collect();
+        assert!(once_a_second(&ticks));
+        // Looks a quarter second apart see a tick a look early or late now and then.
+        let late: Vec<f64> = ticks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| if i % 5 == 2 { t + 0.25 } else { *t })
+            .collect();
+        assert!(once_a_second(&late));
+        // A word's flash on and off, words 0.7 to 3 s apart; a burst rising look by look.
+        let words = [
+            1.0, 1.75, 2.5, 3.25, 5.5, 6.25, 7.0, 7.75, 10.0, 10.75, 12.0, 12.75,
+        ];
+        assert!(!once_a_second(&words));
+        let burst: Vec<f64> = (0..12).map(|k| 2.0 + 0.25 * f64::from(k)).collect();
+        assert!(!once_a_second(&burst));
+        // Twice a second, at one phase of the half second: no clock's seconds.
+        let twice: Vec<f64> = (0..12).map(|k| 0.5 * f64::from(k)).collect();
+        assert!(!once_a_second(&twice));
+        assert!(!once_a_second(&ticks[..2]));
+    }
+
+    #[test]
     fn a_still_screen_shows_no_clock() {
         let layout = Layout::of(Model::Nexus7);
         let mut changes = Changes::new(layout.width, layout.height, area(layout.grid()));
-        for _ in 0..24 {
-            changes.see(render(&layout, &view(60, 0), None));
+        for k in 0..24 {
+            changes.see(f64::from(k) * 0.25, render(&layout, &view(60, 0), None));
         }
-        assert_eq!(changes.busiest(), None);
+        assert_eq!(changes.ticking(), None);
         assert_eq!(clock_box(&changes), None);
     }
 }

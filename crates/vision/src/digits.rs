@@ -56,14 +56,27 @@ impl Glyph {
     /// How unlike two glyphs are: the mean difference of their cells, plus how far apart
     /// their shapes' proportions are. 0 for the same picture.
     pub fn distance(&self, other: &Glyph) -> f32 {
-        let cells = self
-            .cells
-            .iter()
-            .zip(&other.cells)
-            .map(|(a, b)| (a - b).abs())
-            .sum::<f32>()
-            / self.cells.len() as f32;
-        cells + 0.5 * (self.aspect / other.aspect).ln().abs()
+        self.shifted_distance(other, 0, 0) + 0.5 * (self.aspect / other.aspect).ln().abs()
+    }
+
+    /// The mean difference of the cells, `other`'s moved by (dx, dy) cells (the cells moved
+    /// in from outside are paper).
+    fn shifted_distance(&self, other: &Glyph, dx: isize, dy: isize) -> f32 {
+        let (w, h) = (NORM_W as isize, NORM_H as isize);
+        let mut sum = 0.0;
+        for y in 0..h {
+            for x in 0..w {
+                let a = self.cells[(y * w + x) as usize];
+                let (ox, oy) = (x + dx, y + dy);
+                let b = if (0..w).contains(&ox) && (0..h).contains(&oy) {
+                    other.cells[(oy * w + ox) as usize]
+                } else {
+                    0.0
+                };
+                sum += (a - b).abs();
+            }
+        }
+        sum / self.cells.len() as f32
     }
 }
 
@@ -79,6 +92,21 @@ pub struct Cut {
     /// number, an icon beside it, a word flashed next to it), each cut on its own; empty when
     /// the ink is one group (the cut itself).
     pub groups: Vec<Cut>,
+    /// Where each glyph's ink lies on the image, as `glyphs` are ordered.
+    pub spans: Vec<Area>,
+    /// Every colon, as `colon` gives the first (a label's "Time:" may stand before a clock's).
+    pub colons: Vec<usize>,
+    /// Where every run of ink lies on the image (glyphs, the colon's dots, stray marks), left
+    /// to right.
+    pub ink: Vec<Area>,
+}
+
+/// The glyphs of a clock: its minutes (none on a clock of seconds only), the tens of its
+/// seconds (none under ten seconds on a clock of seconds only), its seconds.
+pub struct ClockGlyphs<'a> {
+    pub minutes: &'a [Glyph],
+    pub tens: Option<&'a Glyph>,
+    pub ones: &'a Glyph,
 }
 
 /// Ink apart from its neighbour by more than this share of the taller one's height is another
@@ -93,25 +121,37 @@ impl Cut {
         if self.clock().is_some() {
             return Some(self);
         }
-        let mut clocks = self.groups.iter().filter(|g| g.clock().is_some());
+        // A group of one glyph (an icon, a sign) is no clock beside another.
+        let mut clocks = self
+            .groups
+            .iter()
+            .filter(|g| g.clock().is_some_and(|c| c.tens.is_some()));
         match (clocks.next(), clocks.next()) {
             (Some(one), None) => Some(one),
             _ => None,
         }
     }
 
-    /// The glyphs of a clock, m:ss or mm:ss: minutes, tens of seconds, seconds.
-    pub fn clock(&self) -> Option<(&[Glyph], &Glyph, &Glyph)> {
-        let colon = self.colon?;
+    /// The glyphs of a clock: m:ss or mm:ss, or seconds only (one or two glyphs and no colon:
+    /// three glyphs without one may be an m:ss whose colon was lost, and are no clock).
+    pub fn clock(&self) -> Option<ClockGlyphs<'_>> {
         let n = self.glyphs.len();
-        if self.stray || !(1..=2).contains(&colon) || n != colon + 2 {
+        if self.stray {
             return None;
         }
-        Some((
-            &self.glyphs[..colon],
-            &self.glyphs[n - 2],
-            &self.glyphs[n - 1],
-        ))
+        match self.colon {
+            Some(colon) if (1..=2).contains(&colon) && n == colon + 2 => Some(ClockGlyphs {
+                minutes: &self.glyphs[..colon],
+                tens: Some(&self.glyphs[n - 2]),
+                ones: &self.glyphs[n - 1],
+            }),
+            None if (1..=2).contains(&n) => Some(ClockGlyphs {
+                minutes: &[],
+                tens: (n == 2).then(|| &self.glyphs[0]),
+                ones: &self.glyphs[n - 1],
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -136,16 +176,25 @@ pub fn cut(img: &RgbaImage, area: Area) -> Cut {
     }
     let ink = |x: usize, y: usize| off[y * w + x] > contrast * INK_SHARE;
     let runs = column_runs(w, h, &ink);
+    let on_image = |r: &Run| Area {
+        x0: a.x0 + r.x0 as u32,
+        y0: a.y0 + r.top as u32,
+        x1: a.x0 + r.x1 as u32,
+        y1: a.y0 + r.bottom as u32,
+    };
     let glyphs = |runs: &[Run]| {
         let tallest = runs.iter().map(|r| r.bottom - r.top).max().unwrap_or(0) as f32;
         let mut out = Cut::default();
         for r in runs {
+            out.ink.push(on_image(r));
             let height = (r.bottom - r.top) as f32;
             // A colon's dots span much of a digit's height: told by its two blobs first.
-            if out.colon.is_none() && is_colon(r, tallest, &ink) {
-                out.colon = Some(out.glyphs.len());
+            if is_colon(r, tallest, &ink) {
+                out.colon.get_or_insert(out.glyphs.len());
+                out.colons.push(out.glyphs.len());
             } else if height >= tallest * DIGIT_HEIGHT {
                 out.glyphs.push(normalise(&off, w, contrast, r));
+                out.spans.push(on_image(r));
             } else {
                 out.stray = true;
             }
@@ -252,28 +301,58 @@ fn is_colon(r: &Run, tallest: f32, ink: &impl Fn(usize, usize) -> bool) -> bool 
             .all(|&b| (b as f32) < tallest * DOT_HEIGHT && b > 0)
 }
 
-/// A run's ink, scaled into the normalised cells: each cell the mean of the pixels under it
-/// (at least one, for glyphs smaller than the cells).
+/// A run's ink in the normalised cells: square cells of a `NORM_H`th of the run's height,
+/// the middle column at the ink's centre of mass, each cell the mean ink of 3 x 3 points
+/// sampled in it (ink outside the run's columns left out: a neighbour's). Placed by its mass,
+/// not by its outermost columns, the picture stays put when an anti-aliased or JPEG-rung
+/// edge column counts as ink on one look and not the next.
 fn normalise(off: &[f32], w: usize, contrast: f32, r: &Run) -> Glyph {
     let (gw, gh) = (r.x1 - r.x0, r.bottom - r.top);
-    // The pixels [from, to) of cell `i` of `n` over `len` pixels.
-    let span = |i: usize, n: usize, len: usize| {
-        let from = i * len / n;
-        (from, ((i + 1) * len / n).max(from + 1).min(len))
+    // Ink by degree: anti-aliased edges count for what they are.
+    let degree = |x: usize, y: usize| ((off[y * w + x] / contrast - 0.25) / 0.5).clamp(0.0, 1.0);
+    let (mut mass, mut moment) = (0.0f32, 0.0f32);
+    for y in r.top..r.bottom {
+        for x in r.x0..r.x1 {
+            let d = degree(x, y);
+            mass += d;
+            moment += d * (x as f32 + 0.5);
+        }
+    }
+    let centre = if mass > 0.0 {
+        moment / mass
+    } else {
+        (r.x0 + r.x1) as f32 / 2.0
     };
-    let mut cells = Vec::with_capacity(NORM_W * NORM_H);
-    for cy in 0..NORM_H {
-        let (y0, y1) = span(cy, NORM_H, gh);
-        for cx in 0..NORM_W {
-            let (x0, x1) = span(cx, NORM_W, gw);
-            let mut sum = 0.0;
-            for y in r.top + y0..r.top + y1 {
-                for x in r.x0 + x0..r.x0 + x1 {
-                    // Ink by degree: anti-aliased edges count for what they are.
-                    sum += ((off[y * w + x] / contrast - 0.25) / 0.5).clamp(0.0, 1.0);
+    // The ink at (fx, fy) in pixels, bilinear between pixel centres, 0 off the run.
+    let at = |fx: f32, fy: f32| {
+        let (px, py) = (fx - 0.5, fy - 0.5);
+        let (x0, y0) = (px.floor(), py.floor());
+        let (tx, ty) = (px - x0, py - y0);
+        let mut sum = 0.0;
+        for (dy, wy) in [(0.0, 1.0 - ty), (1.0, ty)] {
+            for (dx, wx) in [(0.0, 1.0 - tx), (1.0, tx)] {
+                let (x, y) = (x0 + dx, y0 + dy);
+                if x >= r.x0 as f32 && x < r.x1 as f32 && y >= r.top as f32 && y < r.bottom as f32 {
+                    sum += wx * wy * degree(x as usize, y as usize);
                 }
             }
-            cells.push(sum / ((y1 - y0) * (x1 - x0)) as f32);
+        }
+        sum
+    };
+    let cell = gh as f32 / NORM_H as f32;
+    let left = centre - cell * NORM_W as f32 / 2.0;
+    let mut cells = Vec::with_capacity(NORM_W * NORM_H);
+    for cy in 0..NORM_H {
+        for cx in 0..NORM_W {
+            let mut sum = 0.0;
+            for sy in 0..3 {
+                for sx in 0..3 {
+                    let fx = left + (cx as f32 + (sx as f32 + 0.5) / 3.0) * cell;
+                    let fy = r.top as f32 + (cy as f32 + (sy as f32 + 0.5) / 3.0) * cell;
+                    sum += at(fx, fy);
+                }
+            }
+            cells.push(sum / 9.0);
         }
     }
     Glyph {
@@ -394,7 +473,11 @@ impl DigitBook {
 
     /// The seconds the glyphs of `cut` show, all of them a clock.
     fn plain_clock(&self, cut: &Cut) -> Option<ReadNumber> {
-        let (minutes, tens, ones) = cut.clock()?;
+        let ClockGlyphs {
+            minutes,
+            tens,
+            ones,
+        } = cut.clock()?;
         let mut sure = true;
         let mut digit = |g: &Glyph| {
             let (d, s, _) = self.classify(g);
@@ -402,10 +485,11 @@ impl DigitBook {
             u32::from(d)
         };
         let m = minutes.iter().fold(0, |m, g| m * 10 + digit(g));
-        let (t, o) = (digit(tens), digit(ones));
+        let (t, o) = (tens.map_or(0, &mut digit), digit(ones));
         Some(ReadNumber {
             value: m * 60 + t * 10 + o,
-            sure: sure && t < 6,
+            // m:ss counts the tens of seconds up to 5; seconds only, up to 9.
+            sure: sure && (minutes.is_empty() || t < 6),
         })
     }
 
@@ -420,7 +504,8 @@ impl DigitBook {
             let x0 = i as u32 * cw;
             // The aspect, in hundredths, as two bytes in the top band.
             let aspect = (g.aspect * 100.0).round().clamp(0.0, 65_535.0) as u16;
-            for (k, byte) in aspect.to_be_bytes().into_iter().enumerate() {
+            let [hi, lo] = aspect.to_be_bytes();
+            for (k, byte) in [hi, lo, STRIP_VERSION].into_iter().enumerate() {
                 for dx in 0..S {
                     img.put_pixel(x0 + k as u32 * S + dx, 0, Luma([byte]));
                 }
@@ -451,6 +536,13 @@ impl DigitBook {
                 let hi = img.get_pixel(x0, 0).0[0];
                 let lo = img.get_pixel(x0 + S, 0).0[0];
                 let aspect = f32::from(u16::from_be_bytes([hi, lo])) / 100.0;
+                if img.get_pixel(x0 + 2 * S, 0).0[0] != STRIP_VERSION {
+                    // Cells of another normalisation (an older version's): no book.
+                    return Glyph {
+                        cells: Vec::new(),
+                        aspect: 0.0,
+                    };
+                }
                 let cells = (0..NORM_W * NORM_H)
                     .map(|c| {
                         let (cx, cy) = ((c % NORM_W) as u32, (c / NORM_W) as u32);
@@ -472,6 +564,9 @@ impl DigitBook {
 
 /// Pixels per cell in a book's strip.
 const STRIP_SCALE: u32 = 4;
+/// The normalisation a strip's cells were made with, in its third top-band byte (strips
+/// from before it have white there): cells placed by their centre of mass.
+const STRIP_VERSION: u8 = 2;
 
 /// Learns a typeface's ten digits from a clock counting down, look by look. Each look's
 /// glyphs are sorted into drawings (glyphs within `SAME_DRAWING` of each other); a look a second
@@ -490,6 +585,9 @@ pub struct Countdown {
     pub not_clocks: usize,
 }
 
+/// Drawings farther apart than this are of two digits; nearer, they may be one digit drawn
+/// with another look's noise (JPEG, an edge column counted as ink or not).
+const OTHER_DIGIT: f32 = 3.0 * SAME_DRAWING;
 /// Looks farther apart than this may straddle two ticks of the clock: they teach nothing.
 const TICK: f64 = 1.0;
 /// More drawings than this is no clock in one typeface (ten digits, with a few doubles from
@@ -499,7 +597,12 @@ const MAX_DRAWINGS: usize = 30;
 impl Countdown {
     /// Takes one look at the clock, at `at` seconds on any steady clock.
     pub fn see(&mut self, at: f64, cut: &Cut) {
-        let Some((minutes, tens, ones)) = cut.clock_part().and_then(Cut::clock) else {
+        let Some(ClockGlyphs {
+            minutes,
+            tens: Some(tens),
+            ones,
+        }) = cut.clock_part().and_then(Cut::clock)
+        else {
             self.not_clocks += 1;
             self.last = None;
             return;
@@ -513,11 +616,15 @@ impl Countdown {
             };
             return;
         }
+        // Two drawings of one digit (a look's noise apart) are no tick.
+        let other = |a: usize, b: usize| {
+            a != b && self.drawings[a].distance(&self.drawings[b]) > OTHER_DIGIT
+        };
         if let Some((t, _, last_tens, last_ones)) = &self.last
             && at - t < TICK
-            && *last_ones != ones
+            && other(*last_ones, ones)
         {
-            let step = (*last_ones, ones, *last_tens != tens);
+            let step = (*last_ones, ones, other(*last_tens, tens));
             if !self.steps.contains(&step) {
                 self.steps.push(step);
             }
