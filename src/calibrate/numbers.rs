@@ -238,10 +238,10 @@ impl Changes {
         self.last = Some(img);
     }
 
-    /// The box of the part that changes once a second at one phase of it (the clock's
-    /// seconds, once it has ticked a few times), the one that changed most often when more
-    /// than one does; `None` while none does.
-    pub fn ticking(&self) -> Option<Area> {
+    /// The boxes of the parts that change once a second at one phase of it (the clock's
+    /// seconds, once it has ticked a few times; a label or an icon that a number of
+    /// proportional digits pushes about), those that changed most often first.
+    pub fn ticking(&self) -> Vec<Area> {
         let (component, boxes) = self.components();
         // Pieces of one glyph, and glyphs of one number, each change in a piece of their own
         // (a 3 becoming a 2 changes two strokes): pieces near each other are one part.
@@ -260,12 +260,14 @@ impl Changes {
                 times[k].push(*at);
             }
         }
-        times
+        let mut parts: Vec<(usize, Area)> = times
             .iter()
-            .enumerate()
-            .filter(|(_, t)| once_a_second(t))
-            .max_by_key(|(_, t)| t.len())
-            .map(|(k, _)| boxes[k])
+            .zip(boxes)
+            .filter(|(t, _)| once_a_second(t))
+            .map(|(t, b)| (t.len(), b))
+            .collect();
+        parts.sort_by_key(|&(n, _)| std::cmp::Reverse(n));
+        parts.into_iter().map(|(_, b)| b).collect()
     }
 
     /// The cells that changed in at least `MIN_EVENTS` looks, in 8-connected parts: each
@@ -470,30 +472,37 @@ pub fn line_around(img: &RgbaImage, seed: Area) -> Area {
 /// the box holds the number only.
 pub fn clock_box(changes: &Changes) -> Option<Area> {
     let img = changes.last()?;
-    let ticking = grow_rows(img, changes.ticking()?);
+    let parts = changes.ticking();
+    // An m:ss clock over any part that ticks, before a clock of seconds only (which a label
+    // pushed about by the clock beside it could pass for).
+    [true, false]
+        .into_iter()
+        .find_map(|mss| parts.iter().find_map(|&p| clock_over(img, p, mss)))
+}
+
+/// The clock's box over `ticking`: m:ss (when `mss`) or seconds only.
+fn clock_over(img: &RgbaImage, ticking: Area, mss: bool) -> Option<Area> {
+    let ticking = grow_rows(img, ticking);
     let line = line_around(img, ticking);
     let cut = digits::cut(img, line);
     let overlaps = |a: &Area| a.x0 < ticking.x1 && ticking.x0 < a.x1;
     let n = cut.spans.len();
-    // m:ss: a colon with a glyph before it and two after, the one over what ticks (a number
-    // centred on the screen shifts as a whole when its digits' widths change).
-    let mss = cut
-        .colons
-        .iter()
-        .rev()
-        .find(|&&c| c >= 1 && c + 1 < n && cut.spans[c - 1..=c + 1].iter().any(overlaps))
-        .map(|&c| (c - 1, c + 1));
-    let (first, ones) = match mss {
-        Some(range) => range,
-        None => {
-            // Seconds only: what ticks, and the tens beside it.
-            let ones = cut.spans.iter().rposition(overlaps)?;
-            let height = cut.spans[ones].y1 - cut.spans[ones].y0;
-            let near = ones >= 1
-                && cut.spans[ones].x0.saturating_sub(cut.spans[ones - 1].x1) as f32
-                    <= 0.6 * height as f32;
-            (if near { ones - 1 } else { ones }, ones)
-        }
+    let (first, ones) = if mss {
+        // A colon with a glyph before it and two after, over what ticks (a number centred
+        // on the screen shifts as a whole when its digits' widths change).
+        cut.colons
+            .iter()
+            .rev()
+            .find(|&&c| c >= 1 && c + 1 < n && cut.spans[c - 1..=c + 1].iter().any(overlaps))
+            .map(|&c| (c - 1, c + 1))?
+    } else {
+        // Seconds only: what ticks, and the tens beside it.
+        let ones = cut.spans.iter().rposition(overlaps)?;
+        let height = cut.spans[ones].y1 - cut.spans[ones].y0;
+        let near = ones >= 1
+            && cut.spans[ones].x0.saturating_sub(cut.spans[ones - 1].x1) as f32
+                <= 0.6 * height as f32;
+        (if near { ones - 1 } else { ones }, ones)
     };
     let height = cut.spans[ones].y1 - cut.spans[ones].y0;
     let glyphs = &cut.spans[first..=ones];
@@ -527,7 +536,9 @@ pub fn score_box(img: &RgbaImage, book: &DigitBook, skip: Area, clock: Area) -> 
     let step = (h / 4).max(1);
     let (sw, sh) = img.dimensions();
     let overlaps = |a: Area, b: Area| a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
-    let mut y = 0;
+    // Below the status bar (24 dp: a 15th of a phone's width, 360 dp at most, in portrait),
+    // whose time a small face may draw without a colon one can see.
+    let mut y = sw / 15;
     while y + h <= sh {
         let mut x = 0;
         while x + w <= sw {
@@ -780,7 +791,7 @@ mod tests {
         for k in 0..24 {
             changes.see(f64::from(k) * 0.25, render(&layout, &view(60, 0), None));
         }
-        assert_eq!(changes.ticking(), None);
+        assert!(changes.ticking().is_empty());
         assert_eq!(clock_box(&changes), None);
     }
 }

@@ -588,6 +588,8 @@ pub struct Countdown {
 /// Drawings farther apart than this are of two digits; nearer, they may be one digit drawn
 /// with another look's noise (JPEG, an edge column counted as ink or not).
 const OTHER_DIGIT: f32 = 3.0 * SAME_DRAWING;
+/// Ten digits nearer each other than this are not told apart: no book.
+const APART: f32 = 2.0 * SAME_DRAWING;
 /// Looks farther apart than this may straddle two ticks of the clock: they teach nothing.
 const TICK: f64 = 1.0;
 /// More drawings than this is no clock in one typeface (ten digits, with a few doubles from
@@ -692,9 +694,8 @@ impl Countdown {
             digits: digits.try_into().ok()?,
         };
         // Ten digits that are not told apart are no book.
-        let apart = (0..10).all(|i| {
-            (0..10).all(|j| i == j || book.digits[i].distance(&book.digits[j]) > 2.0 * SAME_DRAWING)
-        });
+        let apart = (0..10)
+            .all(|i| (0..10).all(|j| i == j || book.digits[i].distance(&book.digits[j]) > APART));
         apart.then_some(book)
     }
 }
@@ -864,6 +865,51 @@ mod tests {
             c.see(f64::from(k) * 2.0, &cut(&img, all(&img)));
         }
         assert!(c.book().is_none());
+    }
+
+    #[test]
+    fn a_clock_of_seconds_only_teaches_its_digits_and_is_read() {
+        let font = FontRef::try_from_slice(dejavu::sans::bold()).unwrap();
+        // From 97 the seconds pass 90 to 89 at 8 s: 20 s of looks hold the borrow.
+        let mut c = Countdown::default();
+        for k in 0..80u32 {
+            let t = f64::from(k) * 0.25;
+            let img = drawn(
+                &font,
+                &(97 - t as u32).to_string(),
+                40.0,
+                [255; 3],
+                [20, 90, 60],
+            );
+            c.see(t, &cut(&img, all(&img)));
+        }
+        let book = c.book().expect("a book off a clock of seconds");
+        for (text, secs) in [("88", 88), ("7", 7), ("0:42", 42), ("1:05", 65)] {
+            let img = drawn(&font, text, 40.0, [255; 3], [20, 90, 60]);
+            assert_eq!(
+                book.clock(&cut(&img, all(&img))),
+                Some(ReadNumber {
+                    value: secs,
+                    sure: true
+                }),
+                "{text}"
+            );
+        }
+        // Three glyphs and no colon may be an m:ss that lost its colon: no clock.
+        let img = drawn(&font, "105", 40.0, [255; 3], [20, 90, 60]);
+        assert_eq!(book.clock(&cut(&img, all(&img))), None);
+    }
+
+    #[test]
+    fn a_strip_of_another_normalisation_is_no_book() {
+        let font = FontRef::try_from_slice(dejavu::sans::bold()).unwrap();
+        let book = learn(&font, 117, 80, 44.0).book().unwrap();
+        let mut old = book.strip();
+        // Strips from before the version byte have white there.
+        for dx in 0..STRIP_SCALE {
+            old.put_pixel(2 * STRIP_SCALE + dx, 0, Luma([255]));
+        }
+        assert!(DigitBook::from_strip(&old).is_none());
     }
 
     #[test]

@@ -304,64 +304,12 @@ pub fn header(faces: &[Face], seed: u64, index: u64) -> Option<Header> {
     };
     // Points a word: small games (1-30), big ones (50-900, so that thousands show).
     let big = odds(&mut rng, 0.4);
-    let playing_from = if odds(&mut rng, 0.5) { 0.0 } else { 30.0 };
-    let mut words = Vec::new();
-    let mut at = playing_from + between(&mut rng, 0.5, 2.0) as f64;
-    while at < 90.0 {
-        let points = if big {
-            50 + rng.below(851) as u32
-        } else {
-            1 + rng.below(30) as u32
-        };
-        words.push(Word {
-            at,
-            points,
-            text: pick(&mut rng, &FLASH_WORDS).to_owned(),
-            took: odds(&mut rng, 0.85),
-        });
-        at += between(&mut rng, 0.7, 3.0) as f64;
-    }
-    let description = format!(
-        "{} {width} wide, {} band, clock {} {:.0}px{}{}{}{}, score {} {:.0}px{}{}{}{}{}, burst {:?}, count-up {count_up_ms} ms{}{}{}",
-        face.name,
-        if dark { "dark" } else { "light" },
-        if seconds_only { "secs" } else { "m:ss" },
-        clock_size,
-        anchor_name(clock.anchor),
-        icon_name(&clock.icon),
-        label_name(&clock.label),
-        if clock.pill.is_some() {
-            " in a pill"
-        } else {
-            ""
-        },
-        separator.map_or("plain".to_owned(), |c| format!("'{c}'")),
-        score_size,
-        anchor_name(score.anchor),
-        icon_name(&score.icon),
-        label_name(&score.label),
-        if score.pill.is_some() {
-            " in a pill"
-        } else {
-            ""
-        },
-        if big { " big" } else { "" },
-        burst,
-        capture
-            .jpeg
-            .map_or(String::new(), |q| format!(", JPEG q{q}")),
-        capture
-            .rescale
-            .map_or(String::new(), |f| format!(", rescaled {f:.2}")),
-        capture
-            .blur
-            .map_or(String::new(), |s| format!(", blur {s:.1}")),
-    );
-    Some(Header {
+    let words = words(&mut rng, big);
+    let mut h = Header {
         width,
         height,
         board,
-        description,
+        description: String::new(),
         font,
         header_bottom,
         band: (band_top, band_bottom),
@@ -378,7 +326,32 @@ pub fn header(faces: &[Face], seed: u64, index: u64) -> Option<Header> {
         seed: seed ^ index.rotate_left(17),
         start,
         words,
-    })
+    };
+    h.description = h.describe(&face.name, dark, big);
+    Some(h)
+}
+
+/// The words a player enters, from the start or from 30 s on, 0.7 to 3 s apart, until 90 s:
+/// 1-30 points each, or 50-900 in a `big` game; 85% taken.
+fn words(rng: &mut Rng, big: bool) -> Vec<Word> {
+    let playing_from = if odds(rng, 0.5) { 0.0 } else { 30.0 };
+    let mut words = Vec::new();
+    let mut at = playing_from + between(rng, 0.5, 2.0) as f64;
+    while at < 90.0 {
+        let points = if big {
+            50 + rng.below(851) as u32
+        } else {
+            1 + rng.below(30) as u32
+        };
+        words.push(Word {
+            at,
+            points,
+            text: pick(rng, &FLASH_WORDS).to_owned(),
+            took: odds(rng, 0.85),
+        });
+        at += between(rng, 0.7, 3.0) as f64;
+    }
+    words
 }
 
 fn anchor_name(a: Anchor) -> &'static str {
@@ -411,6 +384,43 @@ fn label_name(label: &Option<Label>) -> String {
 }
 
 impl Header {
+    /// How it was drawn, in a line.
+    fn describe(&self, face: &str, dark: bool, big: bool) -> String {
+        let element = |e: &Element| {
+            format!(
+                "{:.0}px{}{}{}{}",
+                e.size,
+                anchor_name(e.anchor),
+                icon_name(&e.icon),
+                label_name(&e.label),
+                if e.pill.is_some() { " in a pill" } else { "" }
+            )
+        };
+        let capture = &self.capture;
+        format!(
+            "{face} {} wide, {} band, clock {} {}, score {} {}{}, burst {:?}, count-up {} ms{}{}{}",
+            self.width,
+            if dark { "dark" } else { "light" },
+            if self.seconds_only { "secs" } else { "m:ss" },
+            element(&self.clock),
+            self.separator
+                .map_or("plain".to_owned(), |c| format!("'{c}'")),
+            element(&self.score),
+            if big { " big" } else { "" },
+            self.burst,
+            self.count_up_ms,
+            capture
+                .jpeg
+                .map_or(String::new(), |q| format!(", JPEG q{q}")),
+            capture
+                .rescale
+                .map_or(String::new(), |f| format!(", rescaled {f:.2}")),
+            capture
+                .blur
+                .map_or(String::new(), |s| format!(", blur {s:.1}")),
+        )
+    }
+
     /// What the header shows at `t` seconds.
     pub fn shown(&self, t: f64) -> Shown {
         Shown {
