@@ -374,32 +374,49 @@ fn once_a_second(times: &[f64]) -> bool {
     (rate - 1.0).abs() <= RATE_SLACK && phase >= MIN_PHASE
 }
 
+/// A lightness this far from the paper's is ink, for finding a line of it.
+const INK_OFF: u32 = 64;
+
+/// The lightness of a pixel, 0 to 255.
+fn light(img: &RgbaImage, x: u32, y: u32) -> u32 {
+    let p = img.get_pixel(x, y).0;
+    (u32::from(p[0]) * 299 + u32::from(p[1]) * 587 + u32::from(p[2]) * 114) / 1000
+}
+
+/// The most common lightness in `area` of `img` (clamped to it), by a coarse histogram.
+fn paper(img: &RgbaImage, area: Area) -> u32 {
+    let mut hist = [0u32; 32];
+    for y in area.y0..area.y1.min(img.height()) {
+        for x in area.x0..area.x1.min(img.width()) {
+            hist[(light(img, x, y) / 8) as usize] += 1;
+        }
+    }
+    hist.iter()
+        .enumerate()
+        .max_by_key(|&(_, n)| *n)
+        .map_or(0, |(i, _)| i as u32 * 8 + 4)
+}
+
 /// `seed` grown up and down while its columns hold ink on the next row (to a glyph's whole
 /// height when only a sliver of it changed), at most three times its height each way.
 fn grow_rows(img: &RgbaImage, seed: Area) -> Area {
     let h = seed.y1 - seed.y0;
-    let light = |x: u32, y: u32| {
-        let p = img.get_pixel(x, y).0;
-        (u32::from(p[0]) * 299 + u32::from(p[1]) * 587 + u32::from(p[2]) * 114) / 1000
-    };
     // Paper: the most common lightness of the seed's columns, three heights up and down.
     let (top, bottom) = (
         seed.y0.saturating_sub(3 * h),
         (seed.y1 + 3 * h).min(img.height()),
     );
-    let mut hist = [0u32; 32];
-    for y in top..bottom {
-        for x in seed.x0..seed.x1.min(img.width()) {
-            hist[(light(x, y) / 8) as usize] += 1;
-        }
-    }
-    let paper = hist
-        .iter()
-        .enumerate()
-        .max_by_key(|&(_, n)| *n)
-        .map_or(0, |(i, _)| i as u32 * 8 + 4);
-    let inked =
-        |y: u32| (seed.x0..seed.x1.min(img.width())).any(|x| light(x, y).abs_diff(paper) > 64);
+    let paper = paper(
+        img,
+        Area {
+            y0: top,
+            y1: bottom,
+            ..seed
+        },
+    );
+    let inked = |y: u32| {
+        (seed.x0..seed.x1.min(img.width())).any(|x| light(img, x, y).abs_diff(paper) > INK_OFF)
+    };
     let (mut y0, mut y1) = (seed.y0, seed.y1.min(img.height()));
     while y0 > top && inked(y0 - 1) {
         y0 -= 1;
@@ -420,24 +437,18 @@ pub fn line_around(img: &RgbaImage, seed: Area) -> Area {
         seed.y0.saturating_sub(margin),
         (seed.y1 + margin).min(img.height()),
     );
-    // Paper: the band's most common lightness, by a coarse histogram.
-    let light = |x: u32, y: u32| {
-        let p = img.get_pixel(x, y).0;
-        (u32::from(p[0]) * 299 + u32::from(p[1]) * 587 + u32::from(p[2]) * 114) / 1000
-    };
-    let mut hist = [0u32; 32];
-    for y in y0..y1 {
-        for x in 0..img.width() {
-            hist[(light(x, y) / 8) as usize] += 1;
-        }
-    }
-    let paper = hist
-        .iter()
-        .enumerate()
-        .max_by_key(|&(_, n)| *n)
-        .map_or(0, |(i, _)| i as u32 * 8 + 4);
+    // Paper: the band's most common lightness.
+    let paper = paper(
+        img,
+        Area {
+            x0: 0,
+            y0,
+            x1: img.width(),
+            y1,
+        },
+    );
     let inked: Vec<bool> = (0..img.width())
-        .map(|x| (y0..y1).any(|y| light(x, y).abs_diff(paper) > 64))
+        .map(|x| (y0..y1).any(|y| light(img, x, y).abs_diff(paper) > INK_OFF))
         .collect();
     let gap = (h as f32 * LINE_GAP).ceil() as usize;
     // From `from`, the last inked column before a gap wider than `gap`, walking by `step`.

@@ -56,27 +56,14 @@ impl Glyph {
     /// How unlike two glyphs are: the mean difference of their cells, plus how far apart
     /// their shapes' proportions are. 0 for the same picture.
     pub fn distance(&self, other: &Glyph) -> f32 {
-        self.shifted_distance(other, 0, 0) + 0.5 * (self.aspect / other.aspect).ln().abs()
-    }
-
-    /// The mean difference of the cells, `other`'s moved by (dx, dy) cells (the cells moved
-    /// in from outside are paper).
-    fn shifted_distance(&self, other: &Glyph, dx: isize, dy: isize) -> f32 {
-        let (w, h) = (NORM_W as isize, NORM_H as isize);
-        let mut sum = 0.0;
-        for y in 0..h {
-            for x in 0..w {
-                let a = self.cells[(y * w + x) as usize];
-                let (ox, oy) = (x + dx, y + dy);
-                let b = if (0..w).contains(&ox) && (0..h).contains(&oy) {
-                    other.cells[(oy * w + ox) as usize]
-                } else {
-                    0.0
-                };
-                sum += (a - b).abs();
-            }
-        }
-        sum / self.cells.len() as f32
+        let cells = self
+            .cells
+            .iter()
+            .zip(&other.cells)
+            .map(|(a, b)| (a - b).abs())
+            .sum::<f32>()
+            / self.cells.len() as f32;
+        cells + 0.5 * (self.aspect / other.aspect).ln().abs()
     }
 }
 
@@ -85,7 +72,6 @@ impl Glyph {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Cut {
     pub glyphs: Vec<Glyph>,
-    pub colon: Option<usize>,
     /// Ink that is neither a digit nor a colon (a sign, a word, a smudge): not a plain number.
     pub stray: bool,
     /// The box's ink in groups set apart by gaps wider than `GROUP_GAP` of their height (the
@@ -94,7 +80,8 @@ pub struct Cut {
     pub groups: Vec<Cut>,
     /// Where each glyph's ink lies on the image, as `glyphs` are ordered.
     pub spans: Vec<Area>,
-    /// Every colon, as `colon` gives the first (a label's "Time:" may stand before a clock's).
+    /// Every colon, as the index of the glyph it precedes (a label's "Time:" may stand before
+    /// a clock's).
     pub colons: Vec<usize>,
     /// Where every run of ink lies on the image (glyphs, the colon's dots, stray marks), left
     /// to right.
@@ -115,6 +102,11 @@ pub struct ClockGlyphs<'a> {
 const GROUP_GAP: f32 = 0.7;
 
 impl Cut {
+    /// Where the first colon stands: the index of the glyph it precedes.
+    pub fn colon(&self) -> Option<usize> {
+        self.colons.first().copied()
+    }
+
     /// The part of the box that is a clock: the whole, or its one group shaped as one (an
     /// icon beside the clock set apart).
     pub fn clock_part(&self) -> Option<&Cut> {
@@ -139,7 +131,7 @@ impl Cut {
         if self.stray {
             return None;
         }
-        match self.colon {
+        match self.colon() {
             Some(colon) if (1..=2).contains(&colon) && n == colon + 2 => Some(ClockGlyphs {
                 minutes: &self.glyphs[..colon],
                 tens: Some(&self.glyphs[n - 2]),
@@ -190,7 +182,6 @@ pub fn cut(img: &RgbaImage, area: Area) -> Cut {
             let height = (r.bottom - r.top) as f32;
             // A colon's dots span much of a digit's height: told by its two blobs first.
             if is_colon(r, tallest, &ink) {
-                out.colon.get_or_insert(out.glyphs.len());
                 out.colons.push(out.glyphs.len());
             } else if height >= tallest * DIGIT_HEIGHT {
                 out.glyphs.push(normalise(&off, w, contrast, r));
@@ -452,7 +443,7 @@ impl DigitBook {
     /// The number the glyphs of `cut` show, all of them: nothing else in the box (what
     /// calibrate looks for a score box by).
     pub fn plain_number(&self, cut: &Cut) -> Option<ReadNumber> {
-        if cut.glyphs.is_empty() || cut.glyphs.len() > 9 || cut.colon.is_some() {
+        if cut.glyphs.is_empty() || cut.glyphs.len() > 9 || cut.colon().is_some() {
             return None;
         }
         let mut value = 0u32;
@@ -770,7 +761,7 @@ mod tests {
                 let img = drawn(&font, text, 40.0, [250, 250, 250], [40, 80, 140]);
                 let c = cut(&img, all(&img));
                 assert_eq!(
-                    (c.glyphs.len(), c.colon, c.stray),
+                    (c.glyphs.len(), c.colon(), c.stray),
                     (n, colon, false),
                     "{name} {text}"
                 );
