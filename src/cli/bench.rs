@@ -56,6 +56,10 @@ pub struct BenchArgs {
     /// With `pace`: the game's accept gaps to play at, in ms.
     #[arg(long, value_delimiter = ',', default_values_t = [0u64, 60, 120, 250])]
     pub gaps: Vec<u64>,
+    /// With `pace`: the cable between the virtual phone and the bot, whose cost each
+    /// screenshot pays by its bytes.
+    #[arg(long, value_enum, default_value_t = super::sim::LinkArg::Loopback)]
+    pub link: super::sim::LinkArg,
     /// Print JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -157,7 +161,9 @@ impl From<StructureArg> for Structure {
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Vision => return vision(&args),
-        BenchWhat::Pace => return super::pace::run(&args.gaps, &args.fonts, args.json),
+        BenchWhat::Pace => {
+            return super::pace::run(&args.gaps, args.link.into(), &args.fonts, args.json);
+        }
         BenchWhat::Numbers => return super::headers::run(args),
         BenchWhat::Solve => {}
     }

@@ -15,7 +15,7 @@ use scramblebot::play::{self, Sight};
 use scramblebot::profile::{Clock, Profile, ScreenBox};
 use scramblebot::sim::game::GameConfig;
 use scramblebot::sim::screen::Face;
-use scramblebot::sim::{Model, Sim, SimConfig};
+use scramblebot::sim::{Cable, Limits, Model, Sim, SimConfig};
 use scramblebot::vision::digits::Area;
 
 use super::BadInput;
@@ -40,7 +40,7 @@ struct PaceRow {
 /// Name of the bench runtime's threads: their CPU is the bot's.
 const BOT_THREADS: &str = "bot";
 
-pub fn run(gaps: &[u64], fonts: &std::path::Path, json: bool) -> anyhow::Result<()> {
+pub fn run(gaps: &[u64], cable: Cable, fonts: &std::path::Path, json: bool) -> anyhow::Result<()> {
     let font = scramblebot::vision::corpus::font_file(fonts, "Comfortaa-Bold").ok_or_else(|| {
         BadInput(anyhow::anyhow!(
             "the typeface Comfortaa-Bold is not under {} (Debian package fonts-comfortaa; --fonts DIR)",
@@ -57,7 +57,7 @@ pub fn run(gaps: &[u64], fonts: &std::path::Path, json: bool) -> anyhow::Result<
         .build()?;
     let dir = std::env::temp_dir().join(format!("scramblebot-bench-pace-{}", std::process::id()));
     super::errln!("learning the game's digits off its clock (about 12 s)...");
-    let closed = runtime.block_on(learn(&dir, face()?))?;
+    let closed = runtime.block_on(learn(&dir, face()?, cable))?;
     let open = Profile::built_in("nexus7").context("the shipped nexus7 profile")?;
     let mut out = std::io::stdout().lock();
     if !json {
@@ -81,7 +81,7 @@ pub fn run(gaps: &[u64], fonts: &std::path::Path, json: bool) -> anyhow::Result<
                 "gap {gap} ms, {} loop...",
                 if closed_loop { "closed" } else { "open" }
             );
-            let row = runtime.block_on(round(profile, gap, face()?, closed_loop))?;
+            let row = runtime.block_on(round(profile, gap, face()?, cable, closed_loop))?;
             if json {
                 writeln!(out, "{}", serde_json::to_string(&row)?)?;
             } else {
@@ -109,9 +109,10 @@ pub fn run(gaps: &[u64], fonts: &std::path::Path, json: bool) -> anyhow::Result<
     Ok(())
 }
 
-/// A virtual Nexus 7 drawing in `face`, ignoring a swipe within `gap_ms` of the last word.
-fn phone(face: Face, gap_ms: u64) -> anyhow::Result<Sim> {
-    Sim::start(
+/// A virtual Nexus 7 drawing in `face`, ignoring a swipe within `gap_ms` of the last word,
+/// its bytes sent over `cable`.
+fn phone(face: Face, gap_ms: u64, cable: Cable) -> anyhow::Result<Sim> {
+    Sim::start_limited(
         ([127, 0, 0, 1], 0).into(),
         SimConfig {
             model: Model::Nexus7,
@@ -122,14 +123,18 @@ fn phone(face: Face, gap_ms: u64) -> anyhow::Result<Sim> {
             report: None,
             letters: Some(face),
         },
+        Limits {
+            cable,
+            ..Limits::default()
+        },
     )
     .context("cannot start the virtual phone")
 }
 
 /// The shipped nexus7 profile with the game's clock, score and digits as `calibrate` learns
 /// them (watching a round), saved in `dir` and loaded back.
-async fn learn(dir: &std::path::Path, face: Face) -> anyhow::Result<Profile> {
-    let sim = phone(face, 0)?;
+async fn learn(dir: &std::path::Path, face: Face, cable: Cable) -> anyhow::Result<Profile> {
+    let sim = phone(face, 0, cable)?;
     let phone = Phone::connect_direct(sim.addr()).await?;
     let shipped = Profile::built_in("nexus7").context("the shipped nexus7 profile")?;
     let (_, stop) = tokio::sync::watch::channel(false);
@@ -186,9 +191,10 @@ async fn round(
     profile: &Profile,
     gap_ms: u64,
     face: Face,
+    cable: Cable,
     closed_loop: bool,
 ) -> anyhow::Result<PaceRow> {
-    let sim = phone(face, gap_ms)?;
+    let sim = phone(face, gap_ms, cable)?;
     let phone = Phone::connect_direct(sim.addr()).await?;
     let (_, stop) = tokio::sync::watch::channel(false);
     let Sight::Sure { seen, .. } =

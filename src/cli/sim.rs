@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use scramblebot::sim::game::{GameConfig, ScreenLock};
 use scramblebot::sim::screen::Face;
-use scramblebot::sim::{Device, Model, Sim, SimConfig};
+use scramblebot::sim::{Cable, Device, Limits, Model, Sim, SimConfig};
 
 use super::{ModelArg, game_board, seconds};
 
@@ -19,6 +19,28 @@ pub enum LockArg {
     None,
     Swipe,
     Pin,
+}
+
+/// `--link`: the cable a virtual phone's bytes cross to the host.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+pub enum LinkArg {
+    /// No cost: as fast as this machine's loopback.
+    #[default]
+    Loopback,
+    /// USB 2 (about 30 MB/s): a 1080x2400 screenshot takes about 350 ms.
+    Usb2,
+    /// Wi-Fi (`adb connect`, about 5 MB/s).
+    Wifi,
+}
+
+impl From<LinkArg> for Cable {
+    fn from(l: LinkArg) -> Cable {
+        match l {
+            LinkArg::Loopback => Cable::Loopback,
+            LinkArg::Usb2 => Cable::Usb2,
+            LinkArg::Wifi => Cable::Wifi,
+        }
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -103,6 +125,10 @@ pub struct SimArgs {
     /// has references for.
     #[arg(long, value_name = "FILE")]
     pub font: Option<PathBuf>,
+    /// The cable to model between phone and host: every byte the phone sends (a screenshot
+    /// most of all) takes as long as it would over it.
+    #[arg(long, value_enum, default_value_t = LinkArg::Loopback)]
+    pub link: LinkArg,
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<()> {
@@ -184,17 +210,25 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
             letters: letters.clone(),
         };
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-        let sim = Sim::start(addr, config).with_context(|| {
+        let limits = Limits {
+            cable: args.link.into(),
+            ..Limits::default()
+        };
+        let sim = Sim::start_limited(addr, config, limits).with_context(|| {
             format!("cannot listen on {addr} (is another phone or adb using it?)")
         })?;
         let addr = sim.addr();
         let r = sim.device().report();
         let (_, name, _) = model.product();
         let _ = super::outln!(
-            "virtual {} ({name}, Android {}, sdk {}) listening on {addr}",
+            "virtual {} ({name}, Android {}, sdk {}) listening on {addr}{}",
             model.name(),
             model.release(),
-            model.sdk()
+            model.sdk(),
+            match limits.cable {
+                Cable::Loopback => String::new(),
+                c => format!(" (its bytes paced as over {})", c.name()),
+            }
         );
         let _ = super::outln!(
             "board {}  (screen: {:?}, round {} s)",

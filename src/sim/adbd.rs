@@ -22,10 +22,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::cable::{Cable, Wire};
 use super::device::Device;
 use super::service::{self, Service};
 use super::stream::{Budget, Link};
-use crate::wire::{Command, Decoder, MAX_PAYLOAD, Message, VERSION, WireError};
+use crate::wire::{Command, Decoder, MAX_PAYLOAD, Message, WireError};
 
 /// Streams one connection may hold open at once; more are refused, as a busy adbd would.
 const MAX_STREAMS: usize = 64;
@@ -48,6 +49,8 @@ pub struct Limits {
     /// How long a host may take over its handshake, over any one message it has begun, and
     /// over reading what the phone sends it; a connection idle between messages is kept.
     pub stall: Duration,
+    /// The cable its hosts are reached over: what each byte sent costs (none on loopback).
+    pub cable: Cable,
 }
 
 impl Default for Limits {
@@ -59,6 +62,7 @@ impl Default for Limits {
             connections: 64,
             streams: 128,
             stall: Duration::from_secs(10),
+            cable: Cable::Loopback,
         }
     }
 }
@@ -199,6 +203,7 @@ fn accept_loop(
 ) {
     let epoch = Instant::now();
     let budget = Budget::new(limits.streams);
+    let wire = Arc::new(Wire::new(limits.cable));
     let mut refusals = Hush::default();
     let mut evictions = Hush::default();
     for (number, stream) in (0u64..).zip(listener.incoming()) {
@@ -255,11 +260,11 @@ fn accept_loop(
         );
         let live = connections.clone();
         let device = device.clone();
-        let budget = budget.clone();
+        let (budget, wire) = (budget.clone(), wire.clone());
         let spawned = std::thread::Builder::new()
             .name("adbd-conn".into())
             .spawn(move || {
-                match serve(&stream, device, budget, limits.stall, unsettled) {
+                match serve(&stream, device, budget, wire, limits.stall, unsettled) {
                     Ok(()) => tracing::debug!(?peer, "host disconnected"),
                     Err(e) => tracing::info!(?peer, "connection closed: {e}"),
                 }
@@ -311,12 +316,13 @@ fn serve(
     socket: &TcpStream,
     device: Arc<Device>,
     budget: Arc<Budget>,
+    wire: Arc<Wire>,
     stall: Duration,
     unsettled: Unsettled,
 ) -> Result<(), ConnectionError> {
     // A host that stops reading what we send is given as long as one that stops sending.
     socket.set_write_timeout(Some(stall))?;
-    let link = Arc::new(Link::new(socket.try_clone()?, budget));
+    let link = Arc::new(Link::new(socket.try_clone()?, budget, wire));
     let mut conn = Connection {
         device,
         link: link.clone(),
@@ -412,12 +418,13 @@ impl Connection {
             // A new handshake resets the connection, as adbd does.
             link.close_all();
             self.connected = true;
-            let max = (msg.arg1.min(MAX_PAYLOAD) as usize).max(256);
+            let (version, ours) = self.device.model().adb_protocol();
+            let max = (msg.arg1.min(ours).min(MAX_PAYLOAD) as usize).max(256);
             link.set_max_payload(max);
             link.send(&Message::new(
                 Command::CNXN,
-                VERSION,
-                MAX_PAYLOAD,
+                version,
+                ours,
                 self.device.model().banner().into_bytes(),
             ))?;
             return Ok(());

@@ -3,7 +3,8 @@
 //! never know it is talking to a simulator.
 //!
 //! Its modules import one way, from the wire to the leaves:
-//! - `adbd` speaks the device side of ADB over loopback TCP and opens streams (`stream`);
+//! - `adbd` speaks the device side of ADB over loopback TCP and opens streams (`stream`),
+//!   each message paying for its bytes on the phone's `cable` (USB 2, Wi-Fi, or nothing);
 //! - `service` runs what a stream opens: `shell` (the little of Android's shell the bot and
 //!   its users need, with `shell::input` for the touch routes), `sync` (files), framebuffer,
 //!   device sockets;
@@ -17,6 +18,7 @@
 //! This file only declares them and starts a [`Sim`]: a device plus the adbd serving it.
 
 pub mod adbd;
+pub mod cable;
 pub mod clock;
 pub mod device;
 pub mod files;
@@ -40,6 +42,7 @@ use std::sync::Arc;
 
 use adbd::Adbd;
 pub use adbd::Limits;
+pub use cable::Cable;
 
 /// A virtual phone served over ADB on a loopback port. Dropping it stops it.
 pub struct Sim {

@@ -94,6 +94,19 @@ impl Model {
 
     /// What adbd says of itself in its CNXN. Only features the sim implements are claimed: a
     /// host that sees a feature uses it.
+    /// The protocol version and largest payload its adbd answers a host's CNXN with: before
+    /// Android 7 version 0x01000000 with 4 KiB, Android 7 and 8 256 KiB, from Android 9
+    /// 0x01000001 (checksums no longer checked) with 1 MiB. What a phone sends goes out in
+    /// messages of at most this much, so a screenshot's bytes take turns with a touch's
+    /// acknowledgement at this grain on the cable.
+    pub fn adb_protocol(self) -> (u32, u32) {
+        match self.sdk() {
+            ..24 => (0x0100_0000, 4 * 1024),
+            24..28 => (0x0100_0000, 256 * 1024),
+            _ => (0x0100_0001, 1024 * 1024),
+        }
+    }
+
     pub fn banner(self) -> String {
         let (name, model, device) = self.product();
         let features = if self.has_shell_v2() { "shell_v2" } else { "" };

@@ -11,6 +11,7 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::cable::Wire;
 use crate::wire::{Command, Message, header};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -25,6 +26,8 @@ pub struct Link {
     /// made (its adbd's stall limit); each write call is given what is left of it.
     stall: Option<Duration>,
     budget: Arc<Budget>,
+    /// The cable to the host, which every message crosses in turn.
+    wire: Arc<Wire>,
     max_payload: AtomicUsize,
     streams: Mutex<HashMap<u32, StreamState>>,
     /// Signalled when a stream is acknowledged or closed.
@@ -39,13 +42,15 @@ struct StreamState {
 }
 
 impl Link {
-    /// A link writing to `socket`, with no stream open yet, its streams counted in `budget`;
-    /// the socket's write timeout, if set, is how long a message may take to write.
-    pub fn new(socket: TcpStream, budget: Arc<Budget>) -> Link {
+    /// A link writing to `socket` over `wire`, with no stream open yet, its streams counted
+    /// in `budget`; the socket's write timeout, if set, is how long a message may take to
+    /// write.
+    pub fn new(socket: TcpStream, budget: Arc<Budget>, wire: Arc<Wire>) -> Link {
         Link {
             stall: socket.write_timeout().ok().flatten(),
             socket: Mutex::new(socket),
             budget,
+            wire,
             max_payload: AtomicUsize::new(4096),
             streams: Mutex::new(HashMap::new()),
             changed: Condvar::new(),
@@ -65,6 +70,7 @@ impl Link {
     /// (three, measured).
     fn send_parts(&self, command: Command, arg0: u32, arg1: u32, payload: &[u8]) -> io::Result<()> {
         let mut socket = lock(&self.socket);
+        self.wire.carry(crate::wire::HEADER_LEN + payload.len());
         let deadline = self.stall.map(|l| Instant::now() + l);
         let sent = write_by(&mut socket, &header(command, arg0, arg1, payload), deadline)
             .and_then(|()| write_by(&mut socket, payload, deadline));
@@ -251,8 +257,11 @@ impl StreamIo {
         ))
     }
 
-    /// Sends one payload once the host has acknowledged the last.
+    /// Sends one payload once the host has acknowledged the last. A host that has not
+    /// within the link's stall limit is not reading what the phone sends (as a full socket
+    /// would say with larger payloads): the connection is ended.
     fn send_chunk(&self, chunk: &[u8]) -> io::Result<()> {
+        let deadline = self.link.stall.map(|l| Instant::now() + l);
         let mut streams = lock(&self.link.streams);
         loop {
             match streams.get_mut(&self.local) {
@@ -262,11 +271,26 @@ impl StreamIo {
                     break;
                 }
                 Some(_) => {
-                    streams = self
-                        .link
-                        .changed
-                        .wait(streams)
-                        .unwrap_or_else(|e| e.into_inner());
+                    let wait = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+                    if wait.is_some_and(|w| w.is_zero()) {
+                        drop(streams);
+                        let _ = lock(&self.link.socket).shutdown(std::net::Shutdown::Both);
+                        return Err(io::ErrorKind::TimedOut.into());
+                    }
+                    streams = match wait {
+                        Some(w) => {
+                            self.link
+                                .changed
+                                .wait_timeout(streams, w)
+                                .unwrap_or_else(|e| e.into_inner())
+                                .0
+                        }
+                        None => self
+                            .link
+                            .changed
+                            .wait(streams)
+                            .unwrap_or_else(|e| e.into_inner()),
+                    };
                 }
             }
         }

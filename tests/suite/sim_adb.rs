@@ -13,13 +13,35 @@ use scramblebot::sim::Model;
 use scramblebot::wire::{Command, MAX_PAYLOAD, Message, VERSION};
 
 #[test]
+fn each_android_version_answers_its_own_protocol_and_payload() {
+    for (model, version, payload) in [
+        (Model::Small, 0x0100_0000, 4096),
+        (Model::Nexus7, 0x0100_0000, 4096),
+        (Model::Pixel, VERSION, MAX_PAYLOAD),
+    ] {
+        let adbd = start(model);
+        let cnxn = Host::connect(adbd.addr()).handshake();
+        assert_eq!((cnxn.arg0, cnxn.arg1), (version, payload), "{model:?}");
+        // A whole screenshot comes in payloads no larger than that.
+        let mut host = Host::ready(adbd.addr());
+        let mut shot = host.open("framebuffer:").expect("a framebuffer stream");
+        let mut largest = 0;
+        while let Some(chunk) = host.read_chunk(&mut shot) {
+            largest = largest.max(chunk.len());
+        }
+        assert_eq!(largest, payload as usize, "{model:?}");
+    }
+}
+
+#[test]
 fn handshake_and_shell_over_raw_tcp() {
     let adbd = start(Model::Nexus7);
     let mut host = Host::connect(adbd.addr());
     let cnxn = host.handshake();
+    // Android 5.1's adbd: the first protocol version, 4 KiB payloads.
     assert_eq!(
         (cnxn.command, cnxn.arg0, cnxn.arg1),
-        (Command::CNXN, VERSION, MAX_PAYLOAD)
+        (Command::CNXN, 0x0100_0000, 4096)
     );
     let banner = String::from_utf8(cnxn.payload).unwrap();
     assert!(
