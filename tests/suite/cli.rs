@@ -571,12 +571,20 @@ fn a_two_minute_round_scaled_down() {
         "1.2",
     ]);
     let (bot, referee) = (&r["bot"], &r["referee"]);
-    // Every word, or on a machine loaded by the rest of the suite (13.6 words a second seen,
-    // where 15-16 is usual) nearly every word, the clock ending the round cleanly.
+    // Every word, or on a machine loaded by the rest of the suite (12.4 words a second seen
+    // in CI, where 15-16 is usual) most of them, the clock ending the round cleanly: played
+    // up to its end with the freezes' time, not cut short. The pace itself is `bench pace`'s.
     let entered = bot["words_entered"].as_u64().unwrap();
     match bot["stop"].as_str() {
         Some("all_words") => assert_eq!(entered, 178, "{r}"),
-        Some("clock") => assert!(entered >= 160, "{r}"),
+        Some("clock") => {
+            assert!(entered >= 120, "{r}");
+            let elapsed = bot["elapsed_secs"].as_f64().unwrap();
+            assert!(
+                elapsed >= 12.0,
+                "stopped {elapsed} s in, before its clock: {r}"
+            );
+        }
         _ => panic!("{r}"),
     }
     assert_eq!(referee["words"], entered, "{r}");
