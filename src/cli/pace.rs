@@ -28,6 +28,12 @@ struct PaceRow {
     words_taken: usize,
     words_possible: usize,
     words_entered: usize,
+    /// Of those, entered again after the first pass (the score said they went untaken).
+    words_entered_again: usize,
+    /// Words the looks at the score could not tell taken or not (closed loop).
+    words_unknown: Option<usize>,
+    /// The pause between words the round ended at.
+    gap_end_ms: f64,
     secs: f64,
     words_taken_per_sec: f64,
     screenshots_per_sec: f64,
@@ -63,11 +69,14 @@ pub fn run(gaps: &[u64], cable: Cable, fonts: &std::path::Path, json: bool) -> a
     if !json {
         writeln!(
             out,
-            "{:>6} {:>6} {:>12} {:>8} {:>7} {:>8} {:>9} {:>8} {:>12}",
+            "{:>6} {:>6} {:>12} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>9} {:>8} {:>12}",
             "gap",
             "loop",
             "taken",
             "entered",
+            "again",
+            "unknown",
+            "pause",
             "time",
             "taken/s",
             "shots/s",
@@ -87,12 +96,15 @@ pub fn run(gaps: &[u64], cable: Cable, fonts: &std::path::Path, json: bool) -> a
             } else {
                 writeln!(
                     out,
-                    "{:>4}ms {:>6} {:>5} of {:>3} {:>8} {:>6.1}s {:>8.2} {:>9.1} {:>7.0}% {:>12}",
+                    "{:>4}ms {:>6} {:>5} of {:>3} {:>8} {:>6} {:>7} {:>5.0}ms {:>6.1}s {:>8.2} {:>9.1} {:>7.0}% {:>12}",
                     row.gap_ms,
                     if closed_loop { "closed" } else { "open" },
                     row.words_taken,
                     row.words_possible,
                     row.words_entered,
+                    row.words_entered_again,
+                    row.words_unknown.map_or("-".into(), |u| u.to_string()),
+                    row.gap_end_ms,
                     row.secs,
                     row.words_taken_per_sec,
                     row.screenshots_per_sec,
@@ -224,6 +236,9 @@ async fn round(
         words_taken: report.words,
         words_possible: report.words_possible,
         words_entered: played.outcome.words_entered,
+        words_entered_again: played.outcome.words_entered_again,
+        words_unknown: played.judged.as_ref().map(|j| j.unknown),
+        gap_end_ms: played.outcome.gap_ms,
         secs,
         words_taken_per_sec: report.words as f64 / secs,
         screenshots_per_sec: report.screenshots.saturating_sub(shots) as f64 / secs,

@@ -390,8 +390,19 @@ impl Stream {
 
     /// Everything until the phone closes the stream.
     pub async fn read_to_end(&mut self) -> Result<Vec<u8>, DirectError> {
-        while self.fill().await? {}
-        Ok(std::mem::take(&mut self.pending))
+        Ok(self.read_to_end_timed().await?.0)
+    }
+
+    /// `read_to_end`, and when its first bytes came (`None` when none did): what they tell
+    /// of was done on the phone before then (a screenshot's frame was taken).
+    pub async fn read_to_end_timed(
+        &mut self,
+    ) -> Result<(Vec<u8>, Option<tokio::time::Instant>), DirectError> {
+        let mut first = None;
+        while self.fill().await? {
+            first.get_or_insert_with(tokio::time::Instant::now);
+        }
+        Ok((std::mem::take(&mut self.pending), first))
     }
 }
 

@@ -383,30 +383,44 @@ impl Phone {
     /// no `exec:` and `shell:` runs through a terminal that mangles binary output, so the
     /// `framebuffer:` service. Never `screencap -p`: encoding a PNG on the phone takes seconds.
     pub async fn screenshot(&self) -> Result<image::RgbaImage, PhoneError> {
+        Ok(self.screenshot_timed().await?.0)
+    }
+
+    /// `screenshot`, and when its first bytes came: the phone took the frame before then, so
+    /// the screen it shows was on the phone no later (over a slow link the rest of the
+    /// bytes take far longer than the frame took).
+    pub async fn screenshot_timed(
+        &self,
+    ) -> Result<(image::RgbaImage, tokio::time::Instant), PhoneError> {
         let service = if self.has_exec() {
             "exec:screencap"
         } else {
             "framebuffer:"
         };
-        let bytes = bounded(service, SCREENSHOT_TIMEOUT, async {
+        let (bytes, first) = bounded(service, SCREENSHOT_TIMEOUT, async {
             match &self.link {
-                Link::Direct(adb) => Ok(adb.open(service).await?.read_to_end().await?),
+                Link::Direct(adb) => Ok(adb.open(service).await?.read_to_end_timed().await?),
                 Link::Server { server, serial } => {
                     let mut socket = server_stream(*server, serial, service).await?;
-                    let mut out = Vec::new();
-                    socket
-                        .read_to_end(&mut out)
-                        .await
-                        .map_err(|e| PhoneError::AdbServer {
-                            call: service.to_owned(),
-                            why: e.to_string(),
-                        })?;
-                    Ok(out)
+                    let failed = |e: std::io::Error| PhoneError::AdbServer {
+                        call: service.to_owned(),
+                        why: e.to_string(),
+                    };
+                    let mut out = vec![0; 64 * 1024];
+                    let n = socket.read(&mut out).await.map_err(failed)?;
+                    let first = (n > 0).then(tokio::time::Instant::now);
+                    out.truncate(n);
+                    if n > 0 {
+                        socket.read_to_end(&mut out).await.map_err(failed)?;
+                    }
+                    Ok((out, first))
                 }
             }
         })
         .await?;
-        crate::vision::decode(&bytes).map_err(|source| PhoneError::Screenshot { service, source })
+        let image = crate::vision::decode(&bytes)
+            .map_err(|source| PhoneError::Screenshot { service, source })?;
+        Ok((image, first.unwrap_or_else(tokio::time::Instant::now)))
     }
 
     /// Starts `cmd` in a shell and reads what it prints a line at a time, as it comes (for

@@ -258,11 +258,14 @@ pub async fn enter(
     let first_pass = log.lock().map_or(0, |l| l.len());
     // What the game took of the first pass, from a look once its last word had settled.
     let suspects = match watch.as_mut().filter(|w| w.scores()) {
-        Some(w) if outcome.stop == Stop::AllWords => w.suspects(&log, &pacing).await,
+        Some(w) if outcome.stop == Stop::AllWords => {
+            let suspects = w.suspects(&log, &pacing).await;
+            taken::apart_by_points(&suspects, |i| plan.words.get(i).map_or(0, |w| w.points))
+        }
         _ => Vec::new(),
     };
     // The words the score said went untaken, entered again while the clock allows, unhurried
-    // and each in a look of its own, so that one still not taken is known refused.
+    // and told apart by the looks, so that one still not taken is known refused.
     if let Some(w) = watch.as_mut().filter(|_| !suspects.is_empty()) {
         // The round goes on: its clock (and what its Freezes added), its Freezes where they
         // fall due, those left to use.
@@ -276,13 +279,19 @@ pub async fn enter(
             .saturating_sub(later.freeze_adds * freezes)
             .max(later.last_freeze.unwrap_or_default());
         later.freeze_uses = later.freeze_uses.map(|n| n.saturating_sub(freezes));
-        later.gap = pacing::Gap::new(
-            settings
-                .gap
-                .get()
-                .max(AGAIN_GAP)
-                .max(pacing::SETTLE + w.look_time() * 2),
-        );
+        // At the pace learned, a little slower (each look tells the words apart by their
+        // points, which the order above sets apart); a word of the points of the one before
+        // it (when too many share a value to set apart) after a look of its own.
+        let kept = settings.gap.get();
+        let calm = kept + (kept / 10).max(AGAIN_MARGIN);
+        let alone = calm.max(pacing::SETTLE + w.look_every() * 2);
+        let points: Vec<u32> = again.words.iter().map(|w| w.points).collect();
+        let pause_after = |k: usize| match points.get(k + 1) {
+            Some(next) if *next == points[k] => alone,
+            _ => calm,
+        };
+        later.gap = pacing::Gap::new(calm);
+        let gap = later.gap.clone();
         on(Event::Note(format!(
             "the game's score says some words went untaken: entering {} again",
             again.words.len()
@@ -293,6 +302,7 @@ pub async fn enter(
                 if let Some(&word) = suspects.get(p.entered - 1) {
                     record(word, p.stroke);
                 }
+                gap.set(pause_after(p.entered - 1));
             })
             .await;
             let _ = done_tx.send(true);
@@ -362,8 +372,9 @@ impl RoundWatch<'_> {
     async fn look(&mut self, log: &std::sync::Mutex<Vec<pacing::Entered>>) -> Option<u32> {
         let taps = self.clock.taps();
         let at = tokio::time::Instant::now();
-        let img = self.phone.screenshot().await.ok()?;
-        let done = tokio::time::Instant::now();
+        // The frame was taken before its first bytes came: what it shows was on the screen
+        // between the look's start and then (the rest of the bytes tell nothing of when).
+        let (img, done) = self.phone.screenshot_timed().await.ok()?;
         let (began, ended) = (at - self.start, done - self.start);
         let (img, shows) = self.board_shows(img).await;
         if !shows {
@@ -530,9 +541,13 @@ impl RoundWatch<'_> {
         v
     }
 
-    /// A look's usual time (its median).
-    fn look_time(&self) -> Duration {
-        let mut t: Vec<Duration> = self.looks.iter().map(|l| l.ended - l.began).collect();
+    /// The usual time from one look's start to the next's (their median).
+    fn look_every(&self) -> Duration {
+        let mut t: Vec<Duration> = self
+            .looks
+            .windows(2)
+            .map(|l| l[1].began.saturating_sub(l[0].began))
+            .collect();
         t.sort();
         t.get(t.len() / 2)
             .copied()
@@ -560,5 +575,6 @@ const PACE_LOOK_EVERY: Duration = Duration::from_millis(50);
 /// Time between two looks for the board alone, when the round's end is known otherwise: each
 /// look is a screenshot and a read of the grid (tens of milliseconds of CPU each).
 const KNOWN_END_LOOK_EVERY: Duration = Duration::from_millis(500);
-/// The least pause between words entered again: unhurried, so that the game takes each.
-const AGAIN_GAP: Duration = Duration::from_millis(150);
+/// What words entered again add to the pause learned (or a tenth of it, if more):
+/// unhurried, so that a word the game does not take then is one it refuses.
+const AGAIN_MARGIN: Duration = Duration::from_millis(10);

@@ -201,6 +201,29 @@ pub fn by_word(log: &[Entered], verdicts: &[Taken], again_from: usize) -> WordVe
     out
 }
 
+/// `words` reordered so that words of equal points stand as far apart as they can: a look
+/// that takes in two of them, one taken, cannot tell which, where it can tell a 3 from a 5.
+/// The words of each value go round in turn, the most numerous value first.
+pub fn apart_by_points(words: &[usize], points: impl Fn(usize) -> u32) -> Vec<usize> {
+    let mut by_value: Vec<(u32, Vec<usize>)> = Vec::new();
+    for &w in words {
+        let p = points(w);
+        match by_value.iter_mut().find(|(v, _)| *v == p) {
+            Some((_, ws)) => ws.push(w),
+            None => by_value.push((p, vec![w])),
+        }
+    }
+    by_value.sort_by_key(|(v, ws)| (std::cmp::Reverse(ws.len()), *v));
+    let rounds = by_value.first().map_or(0, |(_, ws)| ws.len());
+    (0..rounds)
+        .flat_map(|r| {
+            by_value
+                .iter()
+                .filter_map(move |(_, ws)| ws.get(r).copied())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,6 +247,19 @@ mod tests {
             began: ms(began),
             ended: ms(ended),
             score,
+        }
+    }
+
+    #[test]
+    fn words_of_equal_points_are_set_apart() {
+        let points = [2, 2, 2, 3, 3, 5, 8];
+        let order = apart_by_points(&[0, 1, 2, 3, 4, 5, 6], |w| points[w]);
+        assert_eq!(order.len(), 7);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, vec![0, 1, 2, 3, 4, 5, 6]);
+        for pair in order.windows(2) {
+            assert_ne!(points[pair[0]], points[pair[1]], "{order:?}");
         }
     }
 
