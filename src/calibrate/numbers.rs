@@ -537,79 +537,144 @@ fn clock_over(img: &RgbaImage, ticking: Area, mss: bool) -> Option<Area> {
     Some(area)
 }
 
-/// The score's box on `img`: a number `book` reads surely, outside `skip` (the grid) and
-/// the `clock`, found by sliding a window of the clock's height over the screen; widened to
-/// hold three more digits on the side away from the nearer screen edge (a score right-aligned
-/// grows leftwards). `None` when no number shows.
+/// The score's box on `img`: a number `book` reads surely, above `skip` (the grid: a game's
+/// header, not its buttons' counts) and outside the `clock`, found by sliding a window over
+/// the screen at the clock's size, then smaller and larger ones (the score may be drawn at
+/// any size beside it); its box holds that number's own glyphs with room for five more
+/// digits each way (a score grows leftwards, rightwards or both). `None` when no number
+/// shows.
 pub fn score_box(img: &RgbaImage, book: &DigitBook, skip: Area, clock: Area) -> Option<Area> {
-    let h = clock.y1 - clock.y0;
-    let w = clock.x1 - clock.x0;
-    let step = (h / 4).max(1);
     let (sw, sh) = img.dimensions();
+    // Above the grid when there is one; below the status bar (24 dp: a 15th of a phone's
+    // width, 360 dp at most, in portrait), whose time a small face may draw without a colon
+    // one can see.
+    let bottom = if skip.y1 > skip.y0 && skip.y0 > sw / 15 {
+        skip.y0
+    } else {
+        sh
+    };
     let overlaps = |a: Area, b: Area| a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
-    // Below the status bar (24 dp: a 15th of a phone's width, 360 dp at most, in portrait),
-    // whose time a small face may draw without a colon one can see.
-    let mut y = sw / 15;
-    while y + h <= sh {
-        let mut x = 0;
-        while x + w <= sw {
-            let window = Area {
-                x0: x,
-                y0: y,
-                x1: x + w,
-                y1: y + h,
-            };
-            if !overlaps(window, skip) && !overlaps(window, clock) {
-                let cut = digits::cut(img, window);
-                // The number alone in the window: a window holding a number among other
-                // ink (on the virtual pixel, one over its status bar, the time beside the
-                // battery's drawing, read so) is no score's place.
-                // Ink cut by the window's side is part of something wider (a battery's
-                // drawing, a word): no number stands alone there.
-                let alone = cut.ink.iter().all(|a| a.x0 > window.x0 && a.x1 < window.x1);
-                if alone
-                    && book.plain_number(&cut).is_some_and(|n| n.sure)
-                    && let Some(found) = widen(img, window, book, skip, clock)
-                {
-                    return Some(found);
-                }
-            }
-            x += step;
+    let (ch, cw) = (clock.y1 - clock.y0, clock.x1 - clock.x0);
+    SCORE_SCALES.iter().find_map(|&scale| {
+        let h = (ch as f32 * scale).round() as u32;
+        let w = (cw as f32 * scale).round() as u32;
+        if h < MIN_SCORE_WINDOW || w > sw {
+            return None;
         }
-        y += step;
-    }
-    None
+        let step = (h / 4).max(1);
+        let mut y = sw / 15;
+        while y + h <= bottom {
+            let mut x = 0;
+            while x + w <= sw {
+                let window = Area {
+                    x0: x,
+                    y0: y,
+                    x1: x + w,
+                    y1: y + h,
+                };
+                if !overlaps(window, skip) && !overlaps(window, clock) {
+                    let cut = digits::cut(img, window);
+                    // Ink cut by the window's side is part of something wider (a battery's
+                    // drawing, a word): no number stands alone there.
+                    let alone = cut.ink.iter().all(|a| a.x0 > window.x0 && a.x1 < window.x1);
+                    if alone
+                        && book.plain_number(&cut).is_some_and(|n| n.sure)
+                        && let Some(found) = widen(img, window, book, skip, clock)
+                    {
+                        return Some(found);
+                    }
+                }
+                x += step;
+            }
+            y += step;
+        }
+        None
+    })
 }
 
-/// A window holding the score, made its line's box with room for three more digits.
-/// `None` when the window's whole line is more than the number (the minutes of a status
-/// bar's 9:41, a number in a sentence): a window that caught part of a line is no score's
-/// place.
+/// The sizes of the window the score is looked for with, as shares of the clock's box: its
+/// own first, then nearer sizes before farther ones.
+const SCORE_SCALES: [f32; 7] = [1.0, 0.7, 1.4, 0.5, 2.0, 2.8, 0.35];
+/// A window shorter than this many pixels holds no number the digits can be read in.
+const MIN_SCORE_WINDOW: u32 = 10;
+
+/// A window holding the score, made the box of its number's glyphs, with room for five more
+/// digits. The number is its whole line or one group of it (a label, an icon beside it at
+/// more than `digits::GROUP_GAP` of its height, ignored as play's reading ignores them);
+/// `None` when no group of the line reads surely as a number, or two do.
 fn widen(img: &RgbaImage, window: Area, book: &DigitBook, skip: Area, clock: Area) -> Option<Area> {
     let line = line_around(img, window);
-    if !book
-        .plain_number(&digits::cut(img, line))
-        .is_some_and(|n| n.sure)
+    let cut = digits::cut(img, line);
+    let number = if cut.groups.is_empty() {
+        Some(&cut).filter(|c| book.plain_number(c).is_some_and(|n| n.sure))
+    } else {
+        let mut sure = cut
+            .groups
+            .iter()
+            .filter(|g| book.plain_number(g).is_some_and(|n| n.sure));
+        match (sure.next(), sure.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }?;
+    let (first, last) = (number.ink.first()?, number.ink.last()?);
+    // The number found is the one in the window.
+    if first.x0 < window.x0 || last.x1 > window.x1 {
+        return None;
+    }
+    let (x0, x1) = (first.x0, last.x1);
+    let y0 = number.ink.iter().map(|a| a.y0).min()?;
+    let y1 = number.ink.iter().map(|a| a.y1).max()?;
+    let height = y1 - y0;
+    // The whole of what is drawn there, not a slice of something taller (a letter, an
+    // icon) that a small window read: above and below the glyphs, a quarter of their
+    // height each way, no ink over their columns.
+    let pad = (height / 4).max(2);
+    let tol = (height / 10).max(1);
+    let around = digits::cut(
+        img,
+        Area {
+            x0,
+            y0: y0.saturating_sub(pad),
+            x1,
+            y1: y1 + pad,
+        },
+    );
+    if around
+        .ink
+        .iter()
+        .any(|a| a.y0 + tol < y0 || a.y1 > y1 + tol)
     {
         return None;
     }
-    let room = (line.y1 - line.y0) * 2;
-    let (sw, _) = img.dimensions();
-    let centre = (line.x0 + line.x1) / 2;
-    let right_side = centre > sw / 2;
-    let mut out = line;
-    if right_side {
-        out.x0 = line.x0.saturating_sub(room);
-    } else {
-        out.x1 = (line.x1 + room).min(sw);
+    // A lone 1 is as likely a stroke of an icon or a letter (I, l) as a score.
+    if number.glyphs.len() == 1 && book.plain_number(number).is_some_and(|n| n.value == 1) {
+        return None;
     }
+    // Nor what stands right beside the clock, on its rows: its icon or its label.
+    let near = (clock.y1 - clock.y0) * 3 / 2;
+    if y0 < clock.y1 && clock.y0 < y1 && x1 + near > clock.x0 && x0 < clock.x1 + near {
+        return None;
+    }
+    let (margin, vertical) = ((height * 2 / 5).max(2), (height / 5).max(1));
+    // Five more digits of a proportional face (about 0.7 of the height each) and a
+    // separator, each way: a score anchored by its centre grows both ways, and which way
+    // one grows is not seen on a number that has not changed yet.
+    let room = height * 7 / 2;
+    let (sw, _) = img.dimensions();
+    let mut out = Area {
+        x0: x0.saturating_sub(margin + room),
+        y0: y0.saturating_sub(vertical).max(line.y0),
+        x1: (x1 + margin + room).min(sw),
+        y1: (y1 + vertical).min(line.y1),
+    };
     // Never over the clock or the grid.
     for other in [clock, skip] {
         let same_rows = out.y0 < other.y1 && other.y0 < out.y1;
-        if same_rows && other.x1 <= line.x0 && out.x0 < other.x1 {
+        if same_rows && other.x1 <= x0 && out.x0 < other.x1 {
             out.x0 = other.x1;
         }
-        if same_rows && other.x0 >= line.x1 && out.x1 > other.x0 {
+        if same_rows && other.x0 >= x1 && out.x1 > other.x0 {
             out.x1 = other.x0;
         }
     }
@@ -647,6 +712,79 @@ mod tests {
             Some(f) => found_by_watching(Some(&crate::sim::screen::Face::load(&f).unwrap())),
             None => crate::testing::skip("the typeface Comfortaa-Bold", "fonts-comfortaa"),
         }
+    }
+
+    #[test]
+    fn a_score_larger_than_the_clock_beside_a_label_is_found_and_read() {
+        use ab_glyph::{FontRef, PxScale};
+        let font = FontRef::try_from_slice(dejavu::sans::bold()).unwrap();
+        let layout = Layout::of(Model::Nexus7);
+        let grid = area(layout.grid());
+        let mut changes = Changes::new(layout.width, layout.height, grid);
+        for k in 0..24u32 {
+            let secs = 117 - u64::from(k) / 4;
+            changes.see(f64::from(k) * 0.25, render(&layout, &view(secs, 0), None));
+        }
+        let clock = clock_box(&changes).unwrap();
+        let mut countdown = Countdown::default();
+        for k in 0..80u32 {
+            let t = f64::from(k) * 0.25;
+            countdown.see(
+                t,
+                &digits::cut(&render(&layout, &view(111 - t as u64, 0), None), clock),
+            );
+        }
+        let book = countdown.book().unwrap();
+        // The game's own score painted over with the header's paper, then a label and a
+        // score half as tall again as the clock's digits, in the clock's ink.
+        let mut img = render(&layout, &view(90, 0), None);
+        let drawn = area(layout.score());
+        let paper = *img.get_pixel(drawn.x1 - 2, drawn.y0 + 2);
+        let ink = *img
+            .enumerate_pixels()
+            .filter(|(x, y, _)| {
+                (clock.x0..clock.x1).contains(x) && (clock.y0..clock.y1).contains(y)
+            })
+            .map(|(_, _, p)| p)
+            .max_by_key(|p| {
+                (0..3)
+                    .map(|c| p.0[c].abs_diff(paper.0[c]) as u32)
+                    .sum::<u32>()
+            })
+            .unwrap();
+        for y in drawn.y0..drawn.y1 {
+            for x in layout.width * 2 / 5..drawn.x1 {
+                img.put_pixel(x, y, paper);
+            }
+        }
+        let (size, middle, _) = layout.header();
+        let big = size * 1.5;
+        let w = layout.width as f32;
+        imageproc::drawing::draw_text_mut(
+            &mut img,
+            ink,
+            (w * 0.4) as i32,
+            (middle - size * 0.4) as i32,
+            PxScale::from(size * 0.5),
+            &font,
+            "PTS",
+        );
+        imageproc::drawing::draw_text_mut(
+            &mut img,
+            ink,
+            (w * 0.52) as i32,
+            (middle - big * 0.6) as i32,
+            PxScale::from(big),
+            &font,
+            "1,234",
+        );
+        let score = score_box(&img, &book, grid, clock).expect("a score");
+        let read = book.number(&digits::cut(&img, score));
+        assert_eq!(
+            read.map(|n| (n.value, n.sure)),
+            Some((1234, true)),
+            "{score:?}"
+        );
     }
 
     fn found_by_watching(face: Option<&crate::sim::screen::Face>) {

@@ -43,6 +43,12 @@ const INK_SHARE: f32 = 0.5;
 const DOT_HEIGHT: f32 = 0.35;
 /// A run of ink shorter than this share of the tallest is no digit (a dot, a dash, noise).
 const DIGIT_HEIGHT: f32 = 0.6;
+/// A separator's mark starts at least this share of the line's height below its top (a
+/// dot or a comma sits on the baseline; a colon's upper dot, a '+' or a '-' do not).
+const SEPARATOR_LOW: f32 = 0.55;
+/// A separator's mark is shorter than this share of the line's height (a comma reaches below
+/// the baseline: about 0.45 of a digit's height in DejaVu Sans Bold).
+const SEPARATOR_HEIGHT: f32 = 0.55;
 
 /// One glyph of a number: its ink scaled into `NORM_W` x `NORM_H` cells (0 paper, 1 ink), and
 /// its width over its height (a 1 is narrow in every face).
@@ -74,6 +80,12 @@ pub struct Cut {
     pub glyphs: Vec<Glyph>,
     /// Ink that is neither a digit nor a colon (a sign, a word, a smudge): not a plain number.
     pub stray: bool,
+    /// Ink cut by the box's left or right side: part of something wider than the box (a
+    /// number grown past it), which no reading of the box is sure of.
+    pub clipped: bool,
+    /// Marks low on the line between two glyphs, a dot or a comma (thousands separators,
+    /// "1,234" and "1.234"), as the index of the glyph each precedes.
+    pub separators: Vec<usize>,
     /// The box's ink in groups set apart by gaps wider than `GROUP_GAP` of their height (the
     /// number, an icon beside it, a word flashed next to it), each cut on its own; empty when
     /// the ink is one group (the cut itself).
@@ -128,7 +140,7 @@ impl Cut {
     /// three glyphs without one may be an m:ss whose colon was lost, and are no clock).
     pub fn clock(&self) -> Option<ClockGlyphs<'_>> {
         let n = self.glyphs.len();
-        if self.stray {
+        if self.stray || !self.separators.is_empty() {
             return None;
         }
         match self.colon() {
@@ -176,9 +188,18 @@ pub fn cut(img: &RgbaImage, area: Area) -> Cut {
     };
     let glyphs = |runs: &[Run]| {
         let tallest = runs.iter().map(|r| r.bottom - r.top).max().unwrap_or(0) as f32;
+        // The top of the line's glyphs, which a separator's mark stays well below, and their
+        // baseline, which it reaches (a dash does not).
+        let tall = || {
+            runs.iter()
+                .filter(|r| (r.bottom - r.top) as f32 >= tallest * DIGIT_HEIGHT)
+        };
+        let top = tall().map(|r| r.top).min().unwrap_or(0) as f32;
+        let base = tall().map(|r| r.bottom).max().unwrap_or(0) as f32;
         let mut out = Cut::default();
-        for r in runs {
+        for (i, r) in runs.iter().enumerate() {
             out.ink.push(on_image(r));
+            out.clipped |= r.x0 == 0 || r.x1 == w;
             let height = (r.bottom - r.top) as f32;
             // A colon's dots span much of a digit's height: told by its two blobs first.
             if is_colon(r, tallest, &ink) {
@@ -186,6 +207,14 @@ pub fn cut(img: &RgbaImage, area: Area) -> Cut {
             } else if height >= tallest * DIGIT_HEIGHT {
                 out.glyphs.push(normalise(&off, w, contrast, r));
                 out.spans.push(on_image(r));
+            } else if !out.glyphs.is_empty()
+                && i + 1 < runs.len()
+                && height < tallest * SEPARATOR_HEIGHT
+                && ((r.x1 - r.x0) as f32) < tallest * DOT_HEIGHT
+                && r.top as f32 >= top + tallest * SEPARATOR_LOW
+                && r.bottom as f32 >= base - tallest * SEPARATOR_LOW / 5.0
+            {
+                out.separators.push(out.glyphs.len());
             } else {
                 out.stray = true;
             }
@@ -446,8 +475,19 @@ impl DigitBook {
         if cut.glyphs.is_empty() || cut.glyphs.len() > 9 || cut.colon().is_some() {
             return None;
         }
+        // Separators stand between groups of three digits counted from the right, the first
+        // group of one to three: "1,234,567", never "12,34".
+        let (n, m) = (cut.glyphs.len(), cut.separators.len());
+        let grouped = n
+            .checked_sub(3 * m)
+            .is_some_and(|first| m == 0 || (1..=3).contains(&first))
+            && cut
+                .separators
+                .iter()
+                .enumerate()
+                .all(|(k, &at)| n - at == 3 * (m - k));
         let mut value = 0u32;
-        let mut sure = !cut.stray;
+        let mut sure = !cut.stray && !cut.clipped && grouped;
         for g in &cut.glyphs {
             let (digit, s, _) = self.classify(g);
             value = value * 10 + u32::from(digit);
@@ -469,7 +509,7 @@ impl DigitBook {
             tens,
             ones,
         } = cut.clock()?;
-        let mut sure = true;
+        let mut sure = !cut.clipped;
         let mut digit = |g: &Glyph| {
             let (d, s, _) = self.classify(g);
             sure &= s;
@@ -641,33 +681,38 @@ impl Countdown {
     }
 
     /// The digits, once every one has been tied to a drawing without a contradiction.
+    ///
+    /// The steps tie the drawings to digits up to a turn of the ten (which one is 0); a step
+    /// where the tens changed says which, but the tens' drawing may flicker on a look (a
+    /// small face, JPEG) on a step that was no borrow. Each step where the tens changed is
+    /// tried as the borrow from 0 to 9, and the turn kept is the one the fewest steps argue
+    /// with: a step from 0 whose tens did not change, or a step from elsewhere whose tens did.
+    /// Two turns argued with equally are no book yet (more looks may tell them apart).
     pub fn book(&self) -> Option<DigitBook> {
-        let mut label: Vec<Option<u8>> = vec![None; self.drawings.len()];
-        // A step where the tens changed: the seconds went from 0 to 9.
-        let &(zero, nine, _) = self.steps.iter().find(|s| s.2)?;
-        label[zero] = Some(0);
-        label[nine] = Some(9);
-        // Every step: the drawing after is one less than the one before.
-        loop {
-            let mut grew = false;
-            for &(before, after, _) in &self.steps {
-                match (label[before], label[after]) {
-                    (Some(b), None) => {
-                        label[after] = Some((b + 9) % 10);
-                        grew = true;
-                    }
-                    (None, Some(a)) => {
-                        label[before] = Some((a + 1) % 10);
-                        grew = true;
-                    }
-                    (Some(b), Some(a)) if (b + 9) % 10 != a => return None,
-                    _ => {}
+        let mut best: Option<(usize, Vec<Option<u8>>)> = None;
+        let mut tied = false;
+        for &(zero, nine, _) in self.steps.iter().filter(|s| s.2) {
+            let Some(label) = self.labels(zero, nine) else {
+                continue;
+            };
+            if best.as_ref().is_some_and(|(_, l)| *l == label) {
+                continue;
+            }
+            let argued = self
+                .steps
+                .iter()
+                .filter(|&&(before, _, tens)| label[before].is_some_and(|b| (b == 0) != tens))
+                .count();
+            match &best {
+                Some((a, _)) if argued > *a => {}
+                Some((a, _)) if argued == *a => tied = true,
+                _ => {
+                    best = Some((argued, label));
+                    tied = false;
                 }
             }
-            if !grew {
-                break;
-            }
         }
+        let (_, label) = best.filter(|_| !tied)?;
         let mut digits: [Option<Glyph>; 10] = Default::default();
         for (i, l) in label.iter().enumerate() {
             if let Some(d) = l {
@@ -688,6 +733,34 @@ impl Countdown {
         let apart = (0..10)
             .all(|i| (0..10).all(|j| i == j || book.digits[i].distance(&book.digits[j]) > APART));
         apart.then_some(book)
+    }
+
+    /// Each drawing's digit with `zero` taken for 0 and `nine` for 9, every step's drawing
+    /// after one less than its drawing before; `None` when the steps contradict it.
+    fn labels(&self, zero: usize, nine: usize) -> Option<Vec<Option<u8>>> {
+        let mut label: Vec<Option<u8>> = vec![None; self.drawings.len()];
+        label[zero] = Some(0);
+        label[nine] = Some(9);
+        loop {
+            let mut grew = false;
+            for &(before, after, _) in &self.steps {
+                match (label[before], label[after]) {
+                    (Some(b), None) => {
+                        label[after] = Some((b + 9) % 10);
+                        grew = true;
+                    }
+                    (None, Some(a)) => {
+                        label[before] = Some((a + 1) % 10);
+                        grew = true;
+                    }
+                    (Some(b), Some(a)) if (b + 9) % 10 != a => return None,
+                    _ => {}
+                }
+            }
+            if !grew {
+                return Some(label);
+            }
+        }
     }
 }
 
@@ -808,6 +881,64 @@ mod tests {
                 }),
                 "{name}"
             );
+        }
+    }
+
+    #[test]
+    fn thousands_separators_are_read_past_and_must_group_by_three() {
+        for (name, font) in faces() {
+            let book = learn(&font, 117, 80, 44.0).book().unwrap();
+            let read = |text: &str| {
+                let img = drawn(&font, text, 40.0, [250, 250, 250], [60, 30, 90]);
+                book.number(&cut(&img, all(&img)))
+            };
+            for (text, value) in [("1,234", 1234), ("12.345", 12345), ("1.234.567", 1_234_567)] {
+                assert_eq!(
+                    read(text),
+                    Some(ReadNumber { value, sure: true }),
+                    "{name}: {text}"
+                );
+            }
+            // Separators where no thousands fall, or a mark above the baseline: not sure.
+            for text in ["12,34", "1234,5", "1-234"] {
+                assert!(
+                    read(text).is_none_or(|n| !n.sure),
+                    "{name}: {text} read surely"
+                );
+            }
+            // A clock has none.
+            let img = drawn(&font, "1:2.3", 40.0, [250, 250, 250], [60, 30, 90]);
+            assert!(
+                book.clock(&cut(&img, all(&img))).is_none_or(|n| !n.sure),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_flicker_of_the_tens_is_not_taken_for_the_borrow() {
+        for (name, font) in faces() {
+            let clean = learn(&font, 117, 80, 44.0);
+            let truth = clean.book().unwrap();
+            // The tens' drawing flickered on one look: a step that was no borrow says the
+            // tens changed, and it is the first such step seen.
+            let mut c = clean.clone();
+            let &(from, to, _) = c.steps.iter().find(|s| !s.2).unwrap();
+            c.steps.insert(0, (from, to, true));
+            let book = c.book().unwrap_or_else(|| panic!("{name}: no book"));
+            for d in 0..10 {
+                assert!(
+                    book.digits[d].distance(&truth.digits[d]) < SAME_DRAWING,
+                    "{name}: {d} learned as another digit"
+                );
+            }
+            // With no step to tell the flicker from the borrow, no book rather than a wrong
+            // one: only two tens changes, and the steps that would argue with either gone.
+            let mut c = clean.clone();
+            let borrow = *c.steps.iter().find(|s| s.2).unwrap();
+            c.steps.retain(|s| s.0 != borrow.0 && s.0 != from);
+            c.steps.extend([borrow, (from, to, true)]);
+            assert!(c.book().is_none(), "{name}: a book from a tie");
         }
     }
 
