@@ -258,10 +258,7 @@ pub async fn enter(
     let first_pass = log.lock().map_or(0, |l| l.len());
     // What the game took of the first pass, from a look once its last word had settled.
     let suspects = match watch.as_mut().filter(|w| w.scores()) {
-        Some(w) if outcome.stop == Stop::AllWords => {
-            let suspects = w.suspects(&log, &pacing).await;
-            taken::apart_by_points(&suspects, |i| plan.words.get(i).map_or(0, |w| w.points))
-        }
+        Some(w) if outcome.stop == Stop::AllWords => w.suspects(&log, &pacing, &plan).await,
         _ => Vec::new(),
     };
     // The words the score said went untaken, entered again while the clock allows, unhurried
@@ -279,18 +276,8 @@ pub async fn enter(
             .saturating_sub(later.freeze_adds * freezes)
             .max(later.last_freeze.unwrap_or_default());
         later.freeze_uses = later.freeze_uses.map(|n| n.saturating_sub(freezes));
-        // At the pace learned, a little slower (each look tells the words apart by their
-        // points, which the order above sets apart); a word of the points of the one before
-        // it (when too many share a value to set apart) after a look of its own.
-        let kept = settings.gap.get();
-        let calm = kept + (kept / 10).max(AGAIN_MARGIN);
-        let alone = calm.max(pacing::SETTLE + w.look_every() * 2);
-        let points: Vec<u32> = again.words.iter().map(|w| w.points).collect();
-        let pause_after = |k: usize| match points.get(k + 1) {
-            Some(next) if *next == points[k] => alone,
-            _ => calm,
-        };
-        later.gap = pacing::Gap::new(calm);
+        let pauses = AgainPauses::new(settings.gap.get(), w.look_every(), &again.words);
+        later.gap = pacing::Gap::new(pauses.calm);
         let gap = later.gap.clone();
         on(Event::Note(format!(
             "the game's score says some words went untaken: entering {} again",
@@ -302,7 +289,7 @@ pub async fn enter(
                 if let Some(&word) = suspects.get(p.entered - 1) {
                     record(word, p.stroke);
                 }
-                gap.set(pause_after(p.entered - 1));
+                gap.set(pauses.after(p.entered - 1));
             })
             .await;
             let _ = done_tx.send(true);
@@ -417,11 +404,12 @@ impl RoundWatch<'_> {
         &mut self,
         log: &std::sync::Mutex<Vec<pacing::Entered>>,
         pacing: &pacing::Pacing,
+        plan: &Plan,
     ) -> Vec<usize> {
         tokio::time::sleep(pacing::SETTLE).await;
         self.look(log).await;
         let log = log.lock().map(|l| l.clone()).unwrap_or_default();
-        match self.judge(&log) {
+        let suspects: Vec<usize> = match self.judge(&log) {
             Some(v) => log
                 .iter()
                 .zip(v)
@@ -429,7 +417,8 @@ impl RoundWatch<'_> {
                 .map(|(e, _)| e.word)
                 .collect(),
             None => pacing.suspects.clone(),
-        }
+        };
+        taken::apart_by_points(&suspects, |i| plan.words.get(i).map_or(0, |w| w.points))
     }
 
     /// What the game showed once the round's `words` were in (`log`, its first `first_pass`
@@ -552,6 +541,35 @@ impl RoundWatch<'_> {
         t.get(t.len() / 2)
             .copied()
             .unwrap_or(Duration::from_millis(100))
+    }
+}
+
+/// The pauses after words entered again: at the pace learned, a little slower (each look
+/// tells the words apart by their points, which their order sets apart), and after a word
+/// whose next has its points (too many share a value to set apart), long enough for a look
+/// of its own.
+struct AgainPauses {
+    calm: Duration,
+    alone: Duration,
+    points: Vec<u32>,
+}
+
+impl AgainPauses {
+    fn new(kept: Duration, look_every: Duration, words: &[PlannedWord]) -> AgainPauses {
+        let calm = kept + (kept / 10).max(AGAIN_MARGIN);
+        AgainPauses {
+            calm,
+            alone: calm.max(pacing::SETTLE + look_every * 2),
+            points: words.iter().map(|w| w.points).collect(),
+        }
+    }
+
+    /// The pause after the `k`th word.
+    fn after(&self, k: usize) -> Duration {
+        match (self.points.get(k), self.points.get(k + 1)) {
+            (Some(a), Some(b)) if a == b => self.alone,
+            _ => self.calm,
+        }
     }
 }
 
