@@ -146,16 +146,20 @@ pub fn run(args: DaemonArgs) -> anyhow::Result<()> {
     }
     let summary = on_round_runtime(async {
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
-        // Both signals are caught from here on, before any phone is looked for.
-        let (mut term, mut interrupt) = (
+        // The signals are caught from here on, before any phone is looked for. SIGHUP (the
+        // terminal closed, the ssh session ended) stops it as SIGTERM does: the round in
+        // progress recorded as stopped, the finger lifted.
+        let (mut term, mut interrupt, mut hangup) = (
             signal(SignalKind::terminate()).context("cannot catch SIGTERM")?,
             signal(SignalKind::interrupt()).context("cannot catch SIGINT")?,
+            signal(SignalKind::hangup()).context("cannot catch SIGHUP")?,
         );
         tokio::spawn(async move {
             for n in 0.. {
                 tokio::select! {
                     _ = interrupt.recv() => {}
                     _ = term.recv() => {}
+                    _ = hangup.recv() => {}
                 }
                 if n > 0 {
                     super::errln!("stopped at once");

@@ -144,8 +144,13 @@ fn spawn_daemon(server: &common::AdbServer, dir: &Path, args: &[String]) -> std:
 
 /// Sends SIGTERM to the daemon, as a supervisor stops it.
 fn terminate(daemon: &std::process::Child) {
+    send_signal(daemon, "TERM");
+}
+
+/// Sends the signal named `name` (TERM, HUP) to the daemon.
+fn send_signal(daemon: &std::process::Child, name: &str) {
     let kill = Command::new("kill")
-        .args(["-TERM", &daemon.id().to_string()])
+        .args([&format!("-{name}"), &daemon.id().to_string()])
         .status()
         .unwrap();
     assert!(kill.success());
@@ -208,6 +213,42 @@ fn a_phone_without_a_profile_is_left_alone_and_sigterm_finishes_the_stroke() {
     assert_eq!(rounds.len(), 1, "{rounds:?}");
     assert_eq!(rounds[0].ended, Ended::Stopped);
     assert_eq!(rounds[0].words_entered, report.words);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A terminal closed or an ssh session ended under a daemon (SIGHUP) stops it as SIGTERM
+/// does: exit 0, the finger lifted, the round in progress in the history as stopped. It was
+/// killed at once (exit 129, no history line).
+#[test]
+fn sighup_stops_the_daemon_as_sigterm_does() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = common::workdir("daemon-sighup", LONG_ROUND_SECS);
+    let pixel = long_round(Model::Pixel);
+    let history = dir.join("history.jsonl");
+    let args: Vec<String> = [
+        "--device",
+        "pixel",
+        "--history",
+        history.to_str().unwrap(),
+        "--connect",
+        &pixel.addr().to_string(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let daemon = spawn_daemon(&server, &dir, &args);
+    wait_until("ten words on the pixel", || {
+        pixel.device().report().strokes.len() >= 10
+    });
+    send_signal(&daemon, "HUP");
+    // `finished` asks for exit 0.
+    finished(daemon);
+    let report = pixel.device().report();
+    assert!(!report.finger_down);
+    let (rounds, _) = history::read(&history).unwrap();
+    assert_eq!(rounds.len(), 1, "{rounds:?}");
+    assert_eq!(rounds[0].ended, Ended::Stopped);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
