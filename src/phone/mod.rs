@@ -514,6 +514,11 @@ impl Phone {
                         .forward(format!("tcp:{port}"), format!("tcp:{local}"))
                 })
                 .await?;
+                let mut forward = Forward {
+                    server,
+                    serial: serial.clone(),
+                    local,
+                };
                 // The monkey's shell lasts as long as the monkey: it gets a thread of its own.
                 let s3 = serial.clone();
                 std::thread::Builder::new()
@@ -532,11 +537,16 @@ impl Phone {
                     if let Ok(socket) = tokio::net::TcpStream::connect(("127.0.0.1", local)).await {
                         let _ = socket.set_nodelay(true);
                         let mut monkey = Monkey {
-                            link: MonkeyLink::Tcp(BufReader::new(socket)),
+                            link: MonkeyLink::Tcp(BufReader::new(socket), forward),
                         };
                         if monkey.send("wake").await.is_ok() {
                             return Ok(monkey);
                         }
+                        // Not listening yet: the forward is kept for the next try.
+                        let MonkeyLink::Tcp(_, kept) = monkey.link else {
+                            unreachable!("the link was made just above");
+                        };
+                        forward = kept;
                     }
                     if started.elapsed() > MONKEY_START {
                         return Err(PhoneError::Timeout {
@@ -824,8 +834,39 @@ pub struct Monkey {
 enum MonkeyLink {
     /// A `tcp:N` stream on a direct connection (and the stream running the monkey).
     Direct { _process: Stream, socket: Stream },
-    /// A socket to the adb server's forwarded port.
-    Tcp(BufReader<tokio::net::TcpStream>),
+    /// A socket to the adb server's forwarded port, and the forward (removed with it).
+    Tcp(BufReader<tokio::net::TcpStream>, Forward),
+}
+
+/// A port the adb server forwards to the phone for the bot: removed when the bot is done with
+/// it, so that a daemon running for weeks does not leave one behind a round.
+struct Forward {
+    server: SocketAddrV4,
+    serial: String,
+    local: u16,
+}
+
+/// How long removing a forward may hold up the end of a round.
+const FORWARD_REMOVE: Duration = Duration::from_secs(2);
+
+impl Drop for Forward {
+    fn drop(&mut self) {
+        let (server, serial, local) = (self.server, self.serial.clone(), self.local);
+        let (tx, rx) = std::sync::mpsc::channel();
+        // adb_client blocks: on a thread of its own, waited for a bounded time.
+        let spawned = std::thread::Builder::new()
+            .name("forward".into())
+            .spawn(move || {
+                let removed = ADBServerDevice::new(serial, Some(server))
+                    .forward_remove(format!("tcp:{local}"));
+                let _ = tx.send(removed);
+            });
+        match spawned.map(|_| rx.recv_timeout(FORWARD_REMOVE)) {
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(e))) => tracing::debug!("adb forward tcp:{local} not removed: {e}"),
+            _ => tracing::debug!("adb forward tcp:{local} not removed in time"),
+        }
+    }
 }
 
 impl Monkey {
@@ -839,7 +880,7 @@ impl Monkey {
                     socket.write(text.as_bytes()).await?;
                     socket.read_line().await?
                 }
-                MonkeyLink::Tcp(socket) => {
+                MonkeyLink::Tcp(socket, _) => {
                     socket
                         .get_mut()
                         .write_all(text.as_bytes())

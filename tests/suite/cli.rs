@@ -690,6 +690,13 @@ fn play_enters_every_word_through_debians_adb_server() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["bot"]["words_entered"], r["bot"]["words_planned"], "{r}");
     referee_agrees(&sims[0], &r);
+    // The monkey's port was forwarded for the round, and is not left behind it (every play
+    // and every daemon round left one on the server).
+    let routes = r["bot"]["routes"].to_string();
+    assert!(routes.contains("monkey"), "{routes}");
+    let forwards = server.adb(&["forward", "--list"]);
+    assert!(forwards.status.success());
+    assert_eq!(text(&forwards.stdout).trim(), "", "forwards left behind");
     // Two phones attached: the user must say which.
     let small = sims[1].addr().to_string();
     assert!(server.adb(&["connect", &small]).status.success());
