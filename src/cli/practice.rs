@@ -4,7 +4,7 @@
 //! With stdin piped, one word a line is judged and printed, for scripts and tests. The session
 //! itself (judging, the clock as a value, the summary) is the library's `practice`.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -189,7 +189,9 @@ fn heading(practice: &Practice, seed: Option<u64>) -> String {
     )
 }
 
-/// Stdin piped: a word a line, each judged on a line of its own, until the input ends.
+/// Stdin piped: a word a line, each judged on a line of its own, until the input ends or the
+/// practice's time is up. A line longer than any word is skipped, never held whole (endless
+/// input, `< /dev/zero`, stays in a few bytes).
 fn piped(
     practice: &mut Practice,
     trie: &scramblebot::Trie,
@@ -198,17 +200,87 @@ fn piped(
     super::errln!("practice: {}; one word a line", heading(practice, seed));
     let started = Instant::now();
     let mut out = std::io::stdout().lock();
-    // Bytes that are not text make a line the trainer does not understand, not the end of
-    // the session.
-    for line in std::io::stdin().lock().split(b'\n') {
-        let line = String::from_utf8_lossy(&line?).into_owned();
+    let mut input = std::io::stdin().lock();
+    let secs = practice.secs();
+    let time_up = || started.elapsed() >= secs;
+    loop {
+        // Bytes that are not text make a line the trainer does not understand, not the end
+        // of the session.
+        let line = match bounded_line(&mut input, MAX_LINE, &time_up)? {
+            PipedLine::End => return Ok(()),
+            PipedLine::TimeUp => {
+                super::errln!("time is up: the rest of the input is not read");
+                return Ok(());
+            }
+            PipedLine::TooLong => {
+                writeln!(out, "(a line of over {MAX_LINE} bytes: skipped)")?;
+                continue;
+            }
+            PipedLine::Text(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        };
         if line.trim().is_empty() {
             continue;
         }
         let verdict = practice.submit(&line, started.elapsed(), trie);
         writeln!(out, "{}: {}", line.trim(), verdict.describe())?;
     }
-    Ok(())
+}
+
+/// The longest line of piped input judged: far past any word on a board.
+const MAX_LINE: usize = 64;
+
+/// One line of piped input, read with a bound.
+#[derive(Debug, PartialEq)]
+enum PipedLine {
+    Text(Vec<u8>),
+    /// Longer than the bound: read to its end and dropped.
+    TooLong,
+    End,
+    TimeUp,
+}
+
+/// The next line of `input` (without its newline) of at most `max` bytes; a longer one is
+/// read past, its bytes dropped as they come. `time_up` is asked between reads: a line that
+/// never ends does not hold the session past its time.
+fn bounded_line(
+    input: &mut impl std::io::BufRead,
+    max: usize,
+    time_up: &impl Fn() -> bool,
+) -> std::io::Result<PipedLine> {
+    let (mut line, mut too_long, mut any) = (Vec::new(), false, false);
+    loop {
+        if time_up() {
+            return Ok(PipedLine::TimeUp);
+        }
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(match (any, too_long) {
+                (false, _) => PipedLine::End,
+                (true, true) => PipedLine::TooLong,
+                (true, false) => PipedLine::Text(line),
+            });
+        }
+        any = true;
+        let (part, ended) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if !too_long && line.len() + part.len() <= max {
+            line.extend_from_slice(part);
+        } else {
+            too_long = true;
+            line.clear();
+        }
+        let used = ended.unwrap_or(buf.len());
+        input.consume(used);
+        if ended.is_some() {
+            return Ok(if too_long {
+                PipedLine::TooLong
+            } else {
+                PipedLine::Text(line)
+            });
+        }
+    }
 }
 
 /// The summary people read after a practice, on stdout.
@@ -530,4 +602,40 @@ fn over(
         .block(Block::bordered()),
         bottom,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn piped_lines_are_bounded_and_an_endless_one_ends_with_the_time() {
+        let never = || false;
+        let mut input = std::io::Cursor::new(b"cat\n\nlong-long-long\nend".to_vec());
+        let mut lines = Vec::new();
+        loop {
+            match bounded_line(&mut input, 8, &never).unwrap() {
+                PipedLine::End => break,
+                l => lines.push(l),
+            }
+        }
+        assert_eq!(
+            lines,
+            [
+                PipedLine::Text(b"cat".to_vec()),
+                PipedLine::Text(Vec::new()),
+                PipedLine::TooLong,
+                PipedLine::Text(b"end".to_vec()),
+            ]
+        );
+        // A line with no end (stdin from /dev/zero) is dropped as it comes, and the session's
+        // time ends it.
+        let reads = std::cell::Cell::new(0);
+        let up = || {
+            reads.set(reads.get() + 1);
+            reads.get() > 1000
+        };
+        let mut zeros = std::io::BufReader::with_capacity(4096, std::io::repeat(0));
+        assert_eq!(bounded_line(&mut zeros, 8, &up).unwrap(), PipedLine::TimeUp);
+    }
 }

@@ -2000,6 +2000,38 @@ fn on_a_terminal_the_daemon_shows_a_live_line_per_phone() {
     }
 }
 
+/// Endless input piped into `practice` (`< /dev/zero`, `< /dev/urandom`) grew it to 2.1 GB
+/// and an abort, or echoed gigabytes past the practice's clock: a line is read with a bound,
+/// and the clock ends the session.
+#[test]
+fn practice_piped_endless_input_stays_small_and_keeps_the_clock() {
+    for source in ["/dev/zero", "/dev/urandom"] {
+        let child = common::bin()
+            .args([
+                "practice",
+                "--board",
+                "CATSXXXXXXXXXXXX",
+                "--no-history",
+                "--secs",
+                "2",
+            ])
+            .current_dir(std::env::temp_dir())
+            .stdin(std::fs::File::open(source).unwrap())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        let out = common::output_within(child, secs(30), "practice");
+        assert!(out.status.success(), "{source}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("time is up"), "{source}");
+        // /dev/zero is one line that never ends: dropped as it comes (it was held whole),
+        // nothing judged. (/dev/urandom's lines, a newline in 256 bytes, are each judged.)
+        if source == "/dev/zero" {
+            assert!(out.stdout.len() < 10_000, "{}", text(&out.stdout));
+        }
+    }
+}
+
 /// `scramblebot ARGS` with `input` on its stdin.
 fn scramblebot_fed(args: &[&str], input: &str) -> Output {
     use std::io::Write as _;
