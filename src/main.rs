@@ -30,9 +30,15 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             // A closed pipe (`scramblebot solve ... | head`) is not an error worth a message.
+            // (`--json` output is written by serde_json, whose error carries the I/O one.)
+            let broken =
+                |kind: Option<std::io::ErrorKind>| kind == Some(std::io::ErrorKind::BrokenPipe);
             if err.chain().any(|e| {
-                e.downcast_ref::<std::io::Error>()
-                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+                broken(e.downcast_ref::<std::io::Error>().map(std::io::Error::kind))
+                    || broken(
+                        e.downcast_ref::<serde_json::Error>()
+                            .and_then(serde_json::Error::io_error_kind),
+                    )
             }) {
                 return ExitCode::SUCCESS;
             }

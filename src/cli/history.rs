@@ -56,10 +56,15 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<()> {
         .history
         .or_else(daemon::default_history)
         .ok_or_else(|| BadInput(anyhow::anyhow!("no --history and no HOME to find it in")))?;
-    if !path.exists() && args.plot.is_none() {
+    if !path.exists() {
         super::errln!(
-            "no rounds yet: the daemon writes {} after its first round",
-            path.display()
+            "no rounds yet: the daemon writes {} after its first round{}",
+            path.display(),
+            if args.plot.is_some() {
+                " (nothing to plot)"
+            } else {
+                ""
+            }
         );
         return Ok(());
     }
@@ -133,10 +138,15 @@ fn practices(args: HistoryArgs) -> anyhow::Result<()> {
         .history
         .or_else(daemon::default_practice_history)
         .ok_or_else(|| BadInput(anyhow::anyhow!("no --history and no HOME to find it in")))?;
-    if !path.exists() && args.plot.is_none() {
+    if !path.exists() {
         super::errln!(
-            "no practices yet: `scramblebot practice` writes {} after each one",
-            path.display()
+            "no practices yet: `scramblebot practice` writes {} after each one{}",
+            path.display(),
+            if args.plot.is_some() {
+                " (nothing to plot)"
+            } else {
+                ""
+            }
         );
         return Ok(());
     }

@@ -315,7 +315,11 @@ fn load_dictionary(args: &DictArgs) -> anyhow::Result<Dictionary> {
     let start = std::time::Instant::now();
     let (trie, name) = match &args.dict {
         None => (Trie::enable(), "ENABLE (built in)".to_owned()),
-        Some(path) => (Trie::load(path)?, path.display().to_string()),
+        // The user's list: one that cannot be read, or holds no word, is bad input.
+        Some(path) => (
+            Trie::load(path).map_err(|e| BadInput(e.into()))?,
+            path.display().to_string(),
+        ),
     };
     let c = trie.counts();
     if c.invalid + c.unplayable + c.duplicates > 0 {

@@ -1571,6 +1571,9 @@ fn output_into_a_closed_pipe_ends_quietly() {
     for args in [
         &["read", png.to_str().unwrap(), "--json"][..],
         &["solve", "RBENSTLAEOUONCAQ"][..],
+        // Written by serde_json, whose error carries the closed pipe (it said "error:
+        // Broken pipe" and exited 1).
+        &["solve", "RBENSTLAEOUONCAQ", "--json"][..],
     ] {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
@@ -3059,15 +3062,34 @@ fn refused_words_are_listed_and_forgotten_and_an_empty_history_is_said() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "za\n");
     let out = words(&["--refused", "--game", "not a package"]);
     fails_with(&out, 2, "is not an Android package name", "a bad --game");
+    // With or without --plot (which failed on the missing file, exit 2).
+    let plot = dir.join("rounds.png");
+    for args in [
+        &["history"][..],
+        &["history", "--plot", plot.to_str().unwrap()][..],
+    ] {
+        let out = common::bin()
+            .args(args)
+            .env("XDG_STATE_HOME", &dir)
+            .output_bounded();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("no rounds yet"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // A word list with no word in it is bad input, as every other (it exited 1).
+    let empty = dir.join("empty.txt");
+    std::fs::write(&empty, "\n\n").unwrap();
     let out = common::bin()
-        .args(["history"])
-        .env("XDG_STATE_HOME", &dir)
+        .args([
+            "solve",
+            "RBENSTLAEOUONCAQ",
+            "--dict",
+            empty.to_str().unwrap(),
+        ])
         .output_bounded();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("no rounds yet"),
-        "{}",
-        text(&out.stderr)
-    );
+    fails_with(&out, 2, "has no playable words", "an empty --dict");
     let _ = std::fs::remove_dir_all(&dir);
 }
