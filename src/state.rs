@@ -89,6 +89,40 @@ fn lock_file(path: &Path) -> Result<fd_lock::RwLock<std::fs::File>, StateError> 
     Ok(fd_lock::RwLock::new(file))
 }
 
+/// What to say of a phone another process holds (`PhoneLock::hold`).
+pub fn held_by(holder: Option<u32>) -> String {
+    match holder {
+        Some(pid) => format!("another scramblebot (process {pid}) is playing this phone"),
+        None => "another scramblebot is playing this phone".into(),
+    }
+}
+
+/// A phone's lock (`State::phone_lock`).
+pub struct PhoneLock {
+    lock: fd_lock::RwLock<std::fs::File>,
+    path: PathBuf,
+}
+
+impl PhoneLock {
+    /// Holds the phone for this process until the guard is dropped; `Err` with the holder's
+    /// process id (when it wrote one) while another process holds it.
+    pub fn hold(&mut self) -> Result<fd_lock::RwLockWriteGuard<'_, std::fs::File>, Option<u32>> {
+        let path = self.path.clone();
+        match self.lock.try_write() {
+            Ok(mut guard) => {
+                use std::io::{Seek, Write};
+                let _ = guard.set_len(0);
+                let _ = guard.rewind();
+                let _ = write!(guard, "{}", std::process::id());
+                Ok(guard)
+            }
+            Err(_) => Err(std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())),
+        }
+    }
+}
+
 /// The bot's state directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
@@ -186,6 +220,21 @@ impl State {
     fn write_refused(&self, game: &str, words: &BTreeSet<String>) -> Result<(), StateError> {
         let text: String = words.iter().map(|w| format!("{w}\n")).collect();
         write_atomic(&self.refused_path(game), text.as_bytes())
+    }
+
+    /// The lock a process holds on the phone `serial` while it plays it
+    /// (`phones/SERIAL.lock`, holding the holder's process id): one process per phone.
+    pub fn phone_lock(&self, serial: &str) -> Result<PhoneLock, StateError> {
+        let path = self
+            .dir
+            .join("phones")
+            .join(file_stem(&serial.replace([':', '.', '[', ']'], "_")));
+        let mut held = path.as_os_str().to_owned();
+        held.push(".lock");
+        Ok(PhoneLock {
+            lock: lock_file(&path)?,
+            path: held.into(),
+        })
     }
 
     /// The games with a file of refused words, by package.

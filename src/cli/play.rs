@@ -100,6 +100,23 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let (played, left_out, phone_line, seen, phone_serial) = on_round_runtime(async {
         let stop = ctrl_c_stops();
         let phone = connect(&opts).await?;
+        // One process per phone: a daemon or another play on it is said, exit 2.
+        let state = State::from_env();
+        let mut lock = state
+            .as_ref()
+            .map(|s| s.phone_lock(&phone.serial))
+            .transpose()?;
+        let _held = match lock.as_mut().map(|l| l.hold()) {
+            Some(Err(holder)) => {
+                return Err(BadInput(anyhow::anyhow!(
+                    "{}: {}",
+                    phone.serial,
+                    scramblebot::state::held_by(holder)
+                ))
+                .into());
+            }
+            held => held.and_then(Result::ok),
+        };
         let profile = profile
             .for_screen(phone.screen.0, phone.screen.1)
             .map_err(|e| fitting_profile(e, phone.screen))?;
@@ -132,7 +149,6 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             super::errln!("{line}");
         }
         let seen = round.seen.clone();
-        let state = State::from_env();
         let (played, left_out) =
             enter(&phone, &profile, round, &args.round, state.as_ref(), stop).await?;
         let line = format!(

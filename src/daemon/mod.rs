@@ -252,6 +252,17 @@ async fn work(
         Ok(p) => p,
         Err(e) => return (serial, memory, Err(e.to_string())),
     };
+    // One process per phone: another that plays it holds it until it is done, and this one
+    // tries again later.
+    let mut lock = opts.worker.state.as_ref().map(|s| s.phone_lock(&serial));
+    let _held = match lock.as_mut() {
+        Some(Ok(lock)) => match lock.hold() {
+            Ok(held) => Some(held),
+            Err(holder) => return (serial, memory, Err(crate::state::held_by(holder))),
+        },
+        Some(Err(e)) => return (serial, memory, Err(e.to_string())),
+        None => None,
+    };
     let Some(profile) = profile_for(&opts, &serial, phone.screen) else {
         let _ = events.send(Event::NoProfile {
             serial: serial.clone(),

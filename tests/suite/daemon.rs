@@ -252,6 +252,67 @@ fn sighup_stops_the_daemon_as_sigterm_does() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// One process per phone: while a daemon plays a phone, `play` on it says which process
+/// holds it and exits 2 (both played it at once, the game rejecting "not adjacent" strokes).
+#[test]
+fn a_phone_a_daemon_plays_is_not_played_by_another_process() {
+    let Some(server) = common::AdbServer::start() else {
+        return;
+    };
+    let dir = common::workdir("daemon-one-per-phone", LONG_ROUND_SECS);
+    let pixel = long_round(Model::Pixel);
+    let serial = pixel.addr().to_string();
+    let history = dir.join("history.jsonl");
+    let args: Vec<String> = [
+        "--device",
+        "pixel",
+        "--history",
+        history.to_str().unwrap(),
+        "--connect",
+        &serial,
+    ]
+    .map(String::from)
+    .to_vec();
+    // One state directory for both, as one user's commands share theirs.
+    let state = dir.join("state");
+    let daemon = common::bin()
+        .args(["daemon", "-P", &server.port.to_string(), "--json"])
+        .args(&args)
+        .env("HOME", &server.home)
+        .env("XDG_STATE_HOME", &state)
+        .env_remove("ANDROID_SERIAL")
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("ten words on the pixel", || {
+        pixel.device().report().strokes.len() >= 10
+    });
+    let board = pixel.device().game().board().to_string();
+    let out = common::bin()
+        .args(["play", "-P", &server.port.to_string(), "--device", "pixel"])
+        .args(["--board", &board, "--connect", &serial])
+        .env("HOME", &server.home)
+        .env("XDG_STATE_HOME", &state)
+        .env_remove("ANDROID_SERIAL")
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .output_bounded();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let holder = format!(
+        "another scramblebot (process {}) is playing this phone",
+        daemon.id()
+    );
+    assert!(err.contains(&holder), "{err}");
+    terminate(&daemon);
+    finished(daemon);
+    assert_eq!(pixel.device().report().rejected(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Starts the daemon on `phones` with `args`, and waits until every phone has had ten words.
 fn daemon_under_way(
     server: &common::AdbServer,
