@@ -315,9 +315,13 @@ fn load_dictionary(args: &DictArgs) -> anyhow::Result<Dictionary> {
     let start = std::time::Instant::now();
     let (trie, name) = match &args.dict {
         None => (Trie::enable(), "ENABLE (built in)".to_owned()),
-        // The user's list: one that cannot be read, or holds no word, is bad input.
+        // A list that holds no word is bad input (exit 2); one that cannot be read is a
+        // failure with its cause (exit 1), as any file.
         Some(path) => (
-            Trie::load(path).map_err(|e| BadInput(e.into()))?,
+            Trie::load(path).map_err(|e| match e {
+                e @ scramblebot::dict::DictError::NoWords { .. } => BadInput(e.into()).into(),
+                e => anyhow::Error::from(e),
+            })?,
             path.display().to_string(),
         ),
     };

@@ -102,10 +102,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         let phone = connect(&opts).await?;
         // One process per phone: a daemon or another play on it is said, exit 2.
         let state = State::from_env();
-        let mut lock = state
-            .as_ref()
-            .map(|s| s.phone_lock(&phone.serial))
-            .transpose()?;
+        // (A state directory that cannot hold the lock does not stop the round.)
+        let mut lock = state.as_ref().and_then(|s| {
+            s.phone_lock(&phone.serial)
+                .map_err(|e| tracing::warn!("{e}: the phone is not locked for this round"))
+                .ok()
+        });
         let _held = match lock.as_mut().map(|l| l.hold()) {
             Some(Err(holder)) => {
                 return Err(BadInput(anyhow::anyhow!(

@@ -254,14 +254,15 @@ async fn work(
     };
     // One process per phone: another that plays it holds it until it is done, and this one
     // tries again later.
-    let mut lock = opts.worker.state.as_ref().map(|s| s.phone_lock(&serial));
-    let _held = match lock.as_mut() {
-        Some(Ok(lock)) => match lock.hold() {
-            Ok(held) => Some(held),
-            Err(holder) => return (serial, memory, Err(crate::state::held_by(holder))),
-        },
-        Some(Err(e)) => return (serial, memory, Err(e.to_string())),
-        None => None,
+    // (A state directory that cannot hold the lock does not stop the phone's rounds.)
+    let mut lock = opts.worker.state.as_ref().and_then(|s| {
+        s.phone_lock(&serial)
+            .map_err(|e| tracing::warn!("{e}: {serial} is not locked for this process"))
+            .ok()
+    });
+    let _held = match lock.as_mut().map(|l| l.hold()) {
+        Some(Err(holder)) => return (serial, memory, Err(crate::state::held_by(holder))),
+        held => held.and_then(Result::ok),
     };
     let Some(profile) = profile_for(&opts, &serial, phone.screen) else {
         let _ = events.send(Event::NoProfile {

@@ -222,7 +222,8 @@ fn any_word_list_works_and_odd_lines_are_skipped() {
     assert_eq!(v["dictionary"]["words"], 3);
     let empty = temp_file("empty.txt", b"123\n");
     let out = scramblebot(&["solve", "--dict", empty.to_str().unwrap(), "cat/zzz/zzz"]);
-    assert_eq!(out.status.code(), Some(1));
+    // Bad input, as README says (it was 1, a failure).
+    assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("has no playable words"));
 }
 
