@@ -261,6 +261,9 @@ async fn work(
             .ok()
     });
     let _held = match lock.as_mut().map(|l| l.hold()) {
+        // This process's own worker for the phone, still winding down from a phone lost, is
+        // no other process.
+        Some(Err(Some(pid))) if pid == std::process::id() => None,
         Some(Err(holder)) => return (serial, memory, Err(crate::state::held_by(holder))),
         held => held.and_then(Result::ok),
     };
