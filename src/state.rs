@@ -104,22 +104,51 @@ pub struct PhoneLock {
 }
 
 impl PhoneLock {
-    /// Holds the phone for this process until the guard is dropped; `Err` with the holder's
+    /// Holds the phone for this process until the value is dropped; `Err` with the holder's
     /// process id (when it wrote one) while another process holds it.
-    pub fn hold(&mut self) -> Result<fd_lock::RwLockWriteGuard<'_, std::fs::File>, Option<u32>> {
-        let path = self.path.clone();
+    pub fn hold(mut self) -> Result<HeldPhone, Option<u32>> {
         match self.lock.try_write() {
             Ok(mut guard) => {
                 use std::io::{Seek, Write};
                 let _ = guard.set_len(0);
                 let _ = guard.rewind();
                 let _ = write!(guard, "{}", std::process::id());
-                Ok(guard)
+                // Held until the file is closed (flock's lock goes with its descriptor), not
+                // until the guard's end: the held phone is one value.
+                std::mem::forget(guard);
             }
-            Err(_) => Err(std::fs::read_to_string(&path)
-                .ok()
-                .and_then(|t| t.trim().parse().ok())),
+            Err(_) => {
+                return Err(std::fs::read_to_string(&self.path)
+                    .ok()
+                    .and_then(|t| t.trim().parse().ok()));
+            }
         }
+        Ok(HeldPhone { _lock: self.lock })
+    }
+}
+
+/// A phone this process holds (`PhoneLock::hold`), until dropped.
+pub struct HeldPhone {
+    _lock: fd_lock::RwLock<std::fs::File>,
+}
+
+/// Holds `serial` for this process in `state`, when there is one that can hold the lock (a
+/// state directory that cannot does not stop a round: it is said, and the phone played
+/// unlocked). `Err` naming the holder while another process holds it; this process's own
+/// earlier hold (a daemon's worker winding down) is not another's.
+pub fn hold_phone(state: Option<&State>, serial: &str) -> Result<Option<HeldPhone>, String> {
+    let lock = match state.map(|s| s.phone_lock(serial)) {
+        None => return Ok(None),
+        Some(Err(e)) => {
+            tracing::warn!("{e}: {serial} is not locked for this process");
+            return Ok(None);
+        }
+        Some(Ok(lock)) => lock,
+    };
+    match lock.hold() {
+        Ok(held) => Ok(Some(held)),
+        Err(Some(pid)) if pid == std::process::id() => Ok(None),
+        Err(holder) => Err(held_by(holder)),
     }
 }
 

@@ -99,26 +99,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         .transpose()?;
     let (played, left_out, phone_line, seen, phone_serial) = on_round_runtime(async {
         let stop = ctrl_c_stops();
-        let phone = connect(&opts).await?;
-        // One process per phone: a daemon or another play on it is said, exit 2.
-        let state = State::from_env();
-        // (A state directory that cannot hold the lock does not stop the round.)
-        let mut lock = state.as_ref().and_then(|s| {
-            s.phone_lock(&phone.serial)
-                .map_err(|e| tracing::warn!("{e}: the phone is not locked for this round"))
-                .ok()
-        });
-        let _held = match lock.as_mut().map(|l| l.hold()) {
-            Some(Err(holder)) => {
-                return Err(BadInput(anyhow::anyhow!(
-                    "{}: {}",
-                    phone.serial,
-                    scramblebot::state::held_by(holder)
-                ))
-                .into());
-            }
-            held => held.and_then(Result::ok),
-        };
+        let (phone, _held) = connect_and_hold(&opts).await?;
         let profile = profile
             .for_screen(phone.screen.0, phone.screen.1)
             .map_err(|e| fitting_profile(e, phone.screen))?;
@@ -151,6 +132,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             super::errln!("{line}");
         }
         let seen = round.seen.clone();
+        let state = State::from_env();
         let (played, left_out) =
             enter(&phone, &profile, round, &args.round, state.as_ref(), stop).await?;
         let line = format!(
@@ -422,4 +404,18 @@ pub(super) async fn see_or_ask(
         clock: None,
         score: None,
     })
+}
+
+/// Connects to the phone and holds it for this process: a daemon or another `play` on it is
+/// said, with exit 2 (one process per phone).
+async fn connect_and_hold(
+    opts: &scramblebot::phone::ServerOptions,
+) -> anyhow::Result<(
+    scramblebot::phone::Phone,
+    Option<scramblebot::state::HeldPhone>,
+)> {
+    let phone = connect(opts).await?;
+    let held = scramblebot::state::hold_phone(State::from_env().as_ref(), &phone.serial)
+        .map_err(|why| BadInput(anyhow::anyhow!("{}: {why}", phone.serial)))?;
+    Ok((phone, held))
 }

@@ -254,18 +254,9 @@ async fn work(
     };
     // One process per phone: another that plays it holds it until it is done, and this one
     // tries again later.
-    // (A state directory that cannot hold the lock does not stop the phone's rounds.)
-    let mut lock = opts.worker.state.as_ref().and_then(|s| {
-        s.phone_lock(&serial)
-            .map_err(|e| tracing::warn!("{e}: {serial} is not locked for this process"))
-            .ok()
-    });
-    let _held = match lock.as_mut().map(|l| l.hold()) {
-        // This process's own worker for the phone, still winding down from a phone lost, is
-        // no other process.
-        Some(Err(Some(pid))) if pid == std::process::id() => None,
-        Some(Err(holder)) => return (serial, memory, Err(crate::state::held_by(holder))),
-        held => held.and_then(Result::ok),
+    let _held = match crate::state::hold_phone(opts.worker.state.as_ref(), &serial) {
+        Ok(held) => held,
+        Err(why) => return (serial, memory, Err(why)),
     };
     let Some(profile) = profile_for(&opts, &serial, phone.screen) else {
         let _ = events.send(Event::NoProfile {
