@@ -605,18 +605,7 @@ const MIN_SCORE_WINDOW: u32 = 10;
 fn widen(img: &RgbaImage, window: Area, book: &DigitBook, skip: Area, clock: Area) -> Option<Area> {
     let line = line_around(img, window);
     let cut = digits::cut(img, line);
-    let number = if cut.groups.is_empty() {
-        Some(&cut).filter(|c| book.plain_number(c).is_some_and(|n| n.sure))
-    } else {
-        let mut sure = cut
-            .groups
-            .iter()
-            .filter(|g| book.plain_number(g).is_some_and(|n| n.sure));
-        match (sure.next(), sure.next()) {
-            (Some(one), None) => Some(one),
-            _ => None,
-        }
-    }?;
+    let number = book.number_part(&cut)?;
     let (first, last) = (number.ink.first()?, number.ink.last()?);
     // The number found is the one in the window.
     if first.x0 < window.x0 || last.x1 > window.x1 {

@@ -489,75 +489,81 @@ impl Phone {
                                 _process: process,
                                 socket,
                             },
+                            _forward: None,
                         };
                         monkey.send("wake").await?;
                         return Ok(monkey);
                     }
-                    if started.elapsed() > MONKEY_START {
-                        return Err(PhoneError::Timeout {
-                            what: "monkey --port".into(),
-                            limit: MONKEY_START,
-                        });
-                    }
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    monkey_wait(started).await?;
                 }
             }
-            Link::Server { server, serial } => {
-                let local = std::net::TcpListener::bind("127.0.0.1:0")
-                    .and_then(|l| l.local_addr())
-                    .map_err(DirectError::Io)?
-                    .port();
-                let (server, serial) = (*server, serial.clone());
-                let s2 = serial.clone();
-                blocking("adb forward", SHELL_TIMEOUT, move || {
-                    ADBServerDevice::new(s2, Some(server))
-                        .forward(format!("tcp:{port}"), format!("tcp:{local}"))
-                })
-                .await?;
-                let mut forward = Forward {
-                    server,
-                    serial: serial.clone(),
-                    local,
-                };
-                // The monkey's shell lasts as long as the monkey: it gets a thread of its own.
-                let s3 = serial.clone();
-                std::thread::Builder::new()
-                    .name("monkey".into())
-                    .spawn(move || {
-                        let mut device = ADBServerDevice::new(s3, Some(server));
-                        let cmd = format!("monkey --port {port}");
-                        if let Err(e) = device.shell_command(&cmd, None, None) {
-                            tracing::debug!("monkey shell ended: {e}");
-                        }
-                    })
-                    .map_err(DirectError::Io)?;
-                let started = tokio::time::Instant::now();
-                loop {
-                    // Until the monkey listens, the forwarded connection closes at once.
-                    if let Ok(socket) = tokio::net::TcpStream::connect(("127.0.0.1", local)).await {
-                        let _ = socket.set_nodelay(true);
-                        let mut monkey = Monkey {
-                            link: MonkeyLink::Tcp(BufReader::new(socket), forward),
-                        };
-                        if monkey.send("wake").await.is_ok() {
-                            return Ok(monkey);
-                        }
-                        // Not listening yet: the forward is kept for the next try.
-                        let MonkeyLink::Tcp(_, kept) = monkey.link else {
-                            unreachable!("the link was made just above");
-                        };
-                        forward = kept;
-                    }
-                    if started.elapsed() > MONKEY_START {
-                        return Err(PhoneError::Timeout {
-                            what: "monkey --port".into(),
-                            limit: MONKEY_START,
-                        });
-                    }
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
+            Link::Server { server, serial } => monkey_through_server(*server, serial, port).await,
+        }
+    }
+}
+
+/// A pause before the next try at the monkey's port, or the timeout once it has had
+/// `MONKEY_START` since `started` to listen.
+async fn monkey_wait(started: tokio::time::Instant) -> Result<(), PhoneError> {
+    if started.elapsed() > MONKEY_START {
+        return Err(PhoneError::Timeout {
+            what: "monkey --port".into(),
+            limit: MONKEY_START,
+        });
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(())
+}
+
+/// The monkey on `port` of the phone `serial`, reached through the adb server at `server`:
+/// a port of this host forwarded to it (removed with the monkey), its shell on a thread.
+async fn monkey_through_server(
+    server: SocketAddrV4,
+    serial: &str,
+    port: u16,
+) -> Result<Monkey, PhoneError> {
+    let local = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(DirectError::Io)?
+        .port();
+    let s2 = serial.to_owned();
+    blocking("adb forward", SHELL_TIMEOUT, move || {
+        ADBServerDevice::new(s2, Some(server))
+            .forward(format!("tcp:{port}"), format!("tcp:{local}"))
+    })
+    .await?;
+    let forward = Forward {
+        server,
+        serial: serial.to_owned(),
+        local,
+    };
+    // The monkey's shell lasts as long as the monkey: it gets a thread of its own.
+    let s3 = serial.to_owned();
+    std::thread::Builder::new()
+        .name("monkey".into())
+        .spawn(move || {
+            let mut device = ADBServerDevice::new(s3, Some(server));
+            let cmd = format!("monkey --port {port}");
+            if let Err(e) = device.shell_command(&cmd, None, None) {
+                tracing::debug!("monkey shell ended: {e}");
+            }
+        })
+        .map_err(DirectError::Io)?;
+    let started = tokio::time::Instant::now();
+    loop {
+        // Until the monkey listens, the forwarded connection closes at once.
+        if let Ok(socket) = tokio::net::TcpStream::connect(("127.0.0.1", local)).await {
+            let _ = socket.set_nodelay(true);
+            let mut monkey = Monkey {
+                link: MonkeyLink::Tcp(BufReader::new(socket)),
+                _forward: None,
+            };
+            if monkey.send("wake").await.is_ok() {
+                monkey._forward = Some(forward);
+                return Ok(monkey);
             }
         }
+        monkey_wait(started).await?;
     }
 }
 
@@ -829,13 +835,15 @@ async fn server_stream(
 /// The monkey's network protocol on one socket: a line per event, `OK` back.
 pub struct Monkey {
     link: MonkeyLink,
+    /// The adb server's forward to it, removed with it (through the server only).
+    _forward: Option<Forward>,
 }
 
 enum MonkeyLink {
     /// A `tcp:N` stream on a direct connection (and the stream running the monkey).
     Direct { _process: Stream, socket: Stream },
-    /// A socket to the adb server's forwarded port, and the forward (removed with it).
-    Tcp(BufReader<tokio::net::TcpStream>, Forward),
+    /// A socket to the adb server's forwarded port.
+    Tcp(BufReader<tokio::net::TcpStream>),
 }
 
 /// A port the adb server forwards to the phone for the bot: removed when the bot is done with
@@ -880,7 +888,7 @@ impl Monkey {
                     socket.write(text.as_bytes()).await?;
                     socket.read_line().await?
                 }
-                MonkeyLink::Tcp(socket, _) => {
+                MonkeyLink::Tcp(socket) => {
                     socket
                         .get_mut()
                         .write_all(text.as_bytes())

@@ -129,17 +129,32 @@ fn three_phones_play_three_rounds_each() {
 
 /// Starts the daemon through `server` in `dir` with `args`, its output piped.
 fn spawn_daemon(server: &common::AdbServer, dir: &Path, args: &[String]) -> std::process::Child {
-    common::bin()
-        .args(["daemon", "-P", &server.port.to_string(), "--json"])
+    daemon_command(server, dir, args).spawn().unwrap()
+}
+
+/// The daemon's command as `spawn_daemon` runs it, for a test to add to.
+fn daemon_command(server: &common::AdbServer, dir: &Path, args: &[String]) -> Command {
+    let mut cmd = common::bin();
+    cmd.args(["daemon", "-P", &server.port.to_string(), "--json"])
         .args(args)
         .env("HOME", &server.home)
         .env_remove("ANDROID_SERIAL")
         .current_dir(dir)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
+        .stderr(std::process::Stdio::piped());
+    cmd
+}
+
+/// The arguments of a daemon playing the pixel profile on `phones`, writing `history`.
+fn pixel_args(history: &Path, phones: &[&Sim]) -> Vec<String> {
+    let mut args: Vec<String> = ["--device", "pixel", "--history", history.to_str().unwrap()]
+        .map(String::from)
+        .to_vec();
+    for p in phones {
+        args.extend(["--connect".to_owned(), p.addr().to_string()]);
+    }
+    args
 }
 
 /// Sends SIGTERM to the daemon, as a supervisor stops it.
@@ -177,19 +192,7 @@ fn a_phone_without_a_profile_is_left_alone_and_sigterm_finishes_the_stroke() {
     let dir = common::workdir("daemon-sigterm", LONG_ROUND_SECS);
     let (pixel, nexus) = (long_round(Model::Pixel), long_round(Model::Nexus7));
     let history = dir.join("history.jsonl");
-    let args: Vec<String> = [
-        "--device",
-        "pixel",
-        "--history",
-        history.to_str().unwrap(),
-        "--connect",
-        &pixel.addr().to_string(),
-        "--connect",
-        &nexus.addr().to_string(),
-    ]
-    .map(String::from)
-    .to_vec();
-    let daemon = spawn_daemon(&server, &dir, &args);
+    let daemon = spawn_daemon(&server, &dir, &pixel_args(&history, &[&pixel, &nexus]));
     wait_until("ten words on the pixel", || {
         pixel.device().report().strokes.len() >= 10
     });
@@ -227,17 +230,7 @@ fn sighup_stops_the_daemon_as_sigterm_does() {
     let dir = common::workdir("daemon-sighup", LONG_ROUND_SECS);
     let pixel = long_round(Model::Pixel);
     let history = dir.join("history.jsonl");
-    let args: Vec<String> = [
-        "--device",
-        "pixel",
-        "--history",
-        history.to_str().unwrap(),
-        "--connect",
-        &pixel.addr().to_string(),
-    ]
-    .map(String::from)
-    .to_vec();
-    let daemon = spawn_daemon(&server, &dir, &args);
+    let daemon = spawn_daemon(&server, &dir, &pixel_args(&history, &[&pixel]));
     wait_until("ten words on the pixel", || {
         pixel.device().report().strokes.len() >= 10
     });
@@ -263,28 +256,10 @@ fn a_phone_a_daemon_plays_is_not_played_by_another_process() {
     let pixel = long_round(Model::Pixel);
     let serial = pixel.addr().to_string();
     let history = dir.join("history.jsonl");
-    let args: Vec<String> = [
-        "--device",
-        "pixel",
-        "--history",
-        history.to_str().unwrap(),
-        "--connect",
-        &serial,
-    ]
-    .map(String::from)
-    .to_vec();
     // One state directory for both, as one user's commands share theirs.
     let state = dir.join("state");
-    let daemon = common::bin()
-        .args(["daemon", "-P", &server.port.to_string(), "--json"])
-        .args(&args)
-        .env("HOME", &server.home)
+    let daemon = daemon_command(&server, &dir, &pixel_args(&history, &[&pixel]))
         .env("XDG_STATE_HOME", &state)
-        .env_remove("ANDROID_SERIAL")
-        .current_dir(&dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     wait_until("ten words on the pixel", || {

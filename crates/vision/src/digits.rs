@@ -469,6 +469,20 @@ impl DigitBook {
         in_groups(cut, |c| self.plain_number(c))
     }
 
+    /// The part of `cut` that `number` reads surely: the whole, when its ink is one group,
+    /// else the one group that reads surely as a number (`None` when none does, or two).
+    pub fn number_part<'a>(&self, cut: &'a Cut) -> Option<&'a Cut> {
+        let sure = |c: &&Cut| self.plain_number(c).is_some_and(|n| n.sure);
+        if cut.groups.is_empty() {
+            return Some(cut).filter(sure);
+        }
+        let mut parts = cut.groups.iter().filter(sure);
+        match (parts.next(), parts.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+
     /// The number the glyphs of `cut` show, all of them: nothing else in the box (what
     /// calibrate looks for a score box by).
     pub fn plain_number(&self, cut: &Cut) -> Option<ReadNumber> {
@@ -911,6 +925,27 @@ mod tests {
             assert!(
                 book.clock(&cut(&img, all(&img))).is_none_or(|n| !n.sure),
                 "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_number_cut_by_its_box_is_never_read_surely() {
+        for (name, font) in faces() {
+            let book = learn(&font, 117, 80, 44.0).book().unwrap();
+            let img = drawn(&font, "12345", 40.0, [250, 250, 250], [60, 30, 90]);
+            let whole = cut(&img, all(&img));
+            assert_eq!(book.number(&whole).map(|n| n.sure), Some(true), "{name}");
+            // The box's right side a pixel into the last glyph: what shows still reads as
+            // 12345, but the box holds only part of what is drawn: not sure (without the
+            // check this read surely).
+            let part = Area {
+                x1: whole.spans[4].x1 - 1,
+                ..all(&img)
+            };
+            assert!(
+                book.number(&cut(&img, part)).is_none_or(|n| !n.sure),
+                "{name}: a cut number read surely"
             );
         }
     }
