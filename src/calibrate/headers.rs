@@ -83,7 +83,8 @@ pub fn run_one(faces: &[Face], seed: u64, index: u64) -> Option<HeaderRun> {
     Some(watch_and_read(&h, seed, index))
 }
 
-fn watch_and_read(h: &Header, seed: u64, index: u64) -> HeaderRun {
+/// Watches `h` as calibrate watches a round: what it found, and the seconds it took.
+pub fn watch(h: &Header) -> (f64, super::numbers::Numbers) {
     let [x0, y0, x1, y1] = h.board;
     let skip = Area { x0, y0, x1, y1 };
     let mut watch = Watch::new(h.width, h.height, skip, None, None);
@@ -95,7 +96,11 @@ fn watch_and_read(h: &Header, seed: u64, index: u64) -> HeaderRun {
             break;
         }
     }
-    let found = watch.finish(t);
+    (t, watch.finish(t))
+}
+
+fn watch_and_read(h: &Header, seed: u64, index: u64) -> HeaderRun {
+    let (mut t, found) = watch(h);
     let mut run = HeaderRun {
         index,
         description: h.description.clone(),
@@ -194,6 +199,30 @@ mod tests {
                 run.description
             );
             assert_eq!(run.score.wrong, 0, "#{index} {}", run.description);
+        }
+    }
+
+    /// Headers of the development seed whose score stands beside something: a star a half
+    /// digit's height after it (#67: its ink one group with the number), and a word flashed
+    /// mid-header that read as a "5" when calibrate ended (#50: the flash was taken for the
+    /// score, read wrong on 6 looks of 40). Found, read right on nine looks in ten (a
+    /// burst hides it a moment), never wrong.
+    #[test]
+    fn a_score_beside_an_icon_is_found_and_a_flashed_word_is_not_taken_for_it() {
+        let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
+        if faces.len() < second::FACES.len() {
+            return crate::testing::skip("the header generator's typefaces", second::PACKAGES);
+        }
+        for index in [67, 50] {
+            let run = run_one(&faces, 1, index).expect("a header");
+            assert!(run.score_found, "#{index}: {:?}", run.about);
+            assert_eq!(run.score.wrong, 0, "#{index} {}", run.description);
+            assert!(
+                run.score.right * 10 >= LOOKS * 9,
+                "#{index}: {:?} {}",
+                run.score,
+                run.description
+            );
         }
     }
 }

@@ -4,6 +4,8 @@
 //! those digits read surely elsewhere on the screen. Pure: looks in, boxes and digits out;
 //! `probe::watch_numbers` takes the looks.
 
+use std::collections::VecDeque;
+
 use image::RgbaImage;
 
 use crate::vision::digits::{self, Area, Countdown, DigitBook};
@@ -36,9 +38,14 @@ pub struct Watch {
     score: Option<Area>,
     skip: Area,
     countdown: Countdown,
-    last: Option<RgbaImage>,
+    /// The latest looks since the clock was found (at most `STEADY_LOOKS`), the header's
+    /// rows only: the score is found on the last and must hold on them all.
+    recent: VecDeque<RgbaImage>,
     book: Option<DigitBook>,
 }
+
+/// Looks kept to tell the score from a flash: about three seconds at calibrate's pace.
+const STEADY_LOOKS: usize = 12;
 
 impl Watch {
     /// For a `width` x `height` screen, the grid `skip` left out; a `clock` or `score` box
@@ -56,7 +63,7 @@ impl Watch {
             score,
             skip,
             countdown: Countdown::default(),
-            last: None,
+            recent: VecDeque::new(),
             book: None,
         }
     }
@@ -73,7 +80,17 @@ impl Watch {
             }
             Some(area) => {
                 self.countdown.see(at, &digits::cut(&img, area));
-                self.last = Some(img);
+                if self.recent.len() == STEADY_LOOKS {
+                    self.recent.pop_front();
+                }
+                // Above the grid is all the score is looked for in.
+                let rows = if self.skip.y1 > self.skip.y0 {
+                    self.skip.y0.min(img.height())
+                } else {
+                    img.height()
+                };
+                let top = image::imageops::crop_imm(&img, 0, 0, img.width(), rows).to_image();
+                self.recent.push_back(top);
                 self.book = self.countdown.book();
             }
         }
@@ -82,7 +99,8 @@ impl Watch {
 
     /// What was found after `secs` of watching, with a line each for the user.
     pub fn finish(self, secs: f64) -> Numbers {
-        let (skip, countdown, last) = (self.skip, self.countdown, self.last);
+        let (skip, countdown, recent) = (self.skip, self.countdown, self.recent);
+        let last = recent.back();
         let (found, book, score) = (self.clock, self.book, self.score);
         let mut about = Vec::new();
         let Some(clock) = found else {
@@ -116,7 +134,7 @@ impl Watch {
         ));
         // The clock read back with the digits just learned, as play will read it: a box that
         // takes in more than the number (an icon beside it) is said now, not found out in play.
-        if let Some(img) = &last
+        if let Some(img) = last
             && book.clock(&digits::cut(img, clock)).is_none_or(|n| !n.sure)
         {
             about.push(format!(
@@ -125,10 +143,11 @@ impl Watch {
         ));
         }
         let score = score.or_else(|| {
-            last.as_ref()
-                .and_then(|img| score_box(img, &book, skip, clock))
+            last.and_then(|img| {
+                score_box_where(img, &book, skip, clock, |a| steady(&recent, &book, a))
+            })
         });
-        match (score, &last) {
+        match (score, last) {
             (Some(s), Some(img)) => {
                 let shows = book
                     .number(&digits::cut(img, s))
@@ -544,6 +563,29 @@ fn clock_over(img: &RgbaImage, ticking: Area, mss: bool) -> Option<Area> {
 /// digits each way (a score grows leftwards, rightwards or both). `None` when no number
 /// shows.
 pub fn score_box(img: &RgbaImage, book: &DigitBook, skip: Area, clock: Area) -> Option<Area> {
+    score_box_where(img, book, skip, clock, |_| true)
+}
+
+/// Whether the number in `area` holds on the `looks` as a score does: read surely on two
+/// looks in three at least (a "+N" burst may hide it a moment), and never less than on a
+/// look before. A word flashed in the header, or what a burst shows, does neither.
+fn steady(looks: &VecDeque<RgbaImage>, book: &DigitBook, area: Area) -> bool {
+    let reads: Vec<u32> = looks
+        .iter()
+        .filter_map(|img| book.number(&digits::cut(img, area)).filter(|n| n.sure))
+        .map(|n| n.value)
+        .collect();
+    3 * reads.len() >= 2 * looks.len() && reads.windows(2).all(|w| w[0] <= w[1])
+}
+
+/// `score_box`, the first box found that `accept` takes.
+fn score_box_where(
+    img: &RgbaImage,
+    book: &DigitBook,
+    skip: Area,
+    clock: Area,
+    accept: impl Fn(Area) -> bool,
+) -> Option<Area> {
     let (sw, sh) = img.dimensions();
     // Above the grid when there is one; below the status bar (24 dp: a 15th of a phone's
     // width, 360 dp at most, in portrait), whose time a small face may draw without a colon
@@ -580,6 +622,7 @@ pub fn score_box(img: &RgbaImage, book: &DigitBook, skip: Area, clock: Area) -> 
                     if alone
                         && book.plain_number(&cut).is_some_and(|n| n.sure)
                         && let Some(found) = widen(img, window, book, skip, clock)
+                        && accept(found)
                     {
                         return Some(found);
                     }
@@ -605,7 +648,7 @@ const MIN_SCORE_WINDOW: u32 = 10;
 fn widen(img: &RgbaImage, window: Area, book: &DigitBook, skip: Area, clock: Area) -> Option<Area> {
     let line = line_around(img, window);
     let cut = digits::cut(img, line);
-    let number = book.number_part(&cut)?;
+    let number = &book.number_part(&cut)?;
     let (first, last) = (number.ink.first()?, number.ink.last()?);
     // The number found is the one in the window.
     if first.x0 < window.x0 || last.x1 > window.x1 {

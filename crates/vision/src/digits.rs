@@ -98,6 +98,8 @@ pub struct Cut {
     /// Where every run of ink lies on the image (glyphs, the colon's dots, stray marks), left
     /// to right.
     pub ink: Vec<Area>,
+    /// Where the stray ink lies (what made `stray` true).
+    pub strays: Vec<Area>,
 }
 
 /// The glyphs of a clock: its minutes (none on a clock of seconds only), the tens of its
@@ -133,6 +135,31 @@ impl Cut {
         match (clocks.next(), clocks.next()) {
             (Some(one), None) => Some(one),
             _ => None,
+        }
+    }
+
+    /// Glyphs `from..to` of the cut as a cut of their own, with the colons, separators and
+    /// stray marks that stand among them; clipped when the whole is.
+    pub fn part(&self, from: usize, to: usize) -> Cut {
+        let (x0, x1) = (self.spans[from].x0, self.spans[to - 1].x1);
+        let within = |a: &&Area| a.x0 >= x0 && a.x1 <= x1;
+        let inner = |i: &&usize| **i > from && **i < to;
+        let strays: Vec<Area> = self.strays.iter().filter(within).copied().collect();
+        Cut {
+            glyphs: self.glyphs[from..to].to_vec(),
+            stray: !strays.is_empty(),
+            clipped: self.clipped,
+            separators: self
+                .separators
+                .iter()
+                .filter(inner)
+                .map(|i| i - from)
+                .collect(),
+            groups: Vec::new(),
+            spans: self.spans[from..to].to_vec(),
+            colons: self.colons.iter().filter(inner).map(|i| i - from).collect(),
+            ink: self.ink.iter().filter(within).copied().collect(),
+            strays,
         }
     }
 
@@ -217,6 +244,7 @@ pub fn cut(img: &RgbaImage, area: Area) -> Cut {
                 out.separators.push(out.glyphs.len());
             } else {
                 out.stray = true;
+                out.strays.push(on_image(r));
             }
         }
         out
@@ -417,6 +445,59 @@ pub const READ_NEAR: f32 = 0.22;
 /// 20-26 pixels a 5 came within 1.12 of a 3 or a 6, and is left unsure).
 pub const READ_RATIO: f32 = 1.3;
 
+/// A glyph this far from every digit is no digit (an icon, a letter): the nearest digit of a
+/// digit is within `READ_NEAR`.
+const FAR: f32 = 0.3;
+/// Glyphs whose height differs from a number's by more than this share are not its digits (a
+/// label's letters drawn smaller beside it).
+const HEIGHT_OFF: f32 = 0.12;
+
+/// An icon is no wider than this share of its height.
+const ICON_ASPECT: f32 = 1.2;
+/// Least gaps, in shares of the number's height, between a number and an icon beside it
+/// (more than a 1's bearings leave: about 0.35), and a label's smaller letters.
+const ICON_GAP: f32 = 0.4;
+const LABEL_GAP: f32 = 0.2;
+
+/// Whether glyphs `from..to` of `cut` stand apart from the rest of its ink: every gap to ink
+/// outside them wider than any gap between their own ink, by half, and than `least` of
+/// their `height`.
+fn stands_apart(cut: &Cut, from: usize, to: usize, height: f32, least: f32) -> bool {
+    let (x0, x1) = (cut.spans[from].x0, cut.spans[to - 1].x1);
+    let inner: Vec<&Area> = cut
+        .ink
+        .iter()
+        .filter(|a| a.x0 >= x0 && a.x1 <= x1)
+        .collect();
+    let widest = inner
+        .windows(2)
+        .map(|w| w[1].x0.saturating_sub(w[0].x1))
+        .max()
+        .unwrap_or(0) as f32;
+    let need = (1.5 * widest).max(least * height);
+    let before = cut.ink.iter().filter(|a| a.x1 <= x0).map(|a| a.x1).max();
+    let after = cut.ink.iter().filter(|a| a.x0 >= x1).map(|a| a.x0).min();
+    // Ink reaching into the number's columns from outside them (a mark over it) is no gap.
+    let overlapping = cut
+        .ink
+        .iter()
+        .any(|a| a.x0 < x1 && a.x1 > x0 && !(a.x0 >= x0 && a.x1 <= x1));
+    !overlapping
+        && before.is_none_or(|b| (x0 - b) as f32 > need)
+        && after.is_none_or(|a| (a - x1) as f32 > need)
+}
+
+/// A group of ink under this share of the tallest in its box is drawn small beside the number.
+const SMALL_BESIDE: f32 = 0.8;
+
+/// Whether `group` of `cut` is much shorter than the box's tallest ink: what is drawn small
+/// beside the number (a "+7" burst), never the number.
+fn small_beside(cut: &Cut, group: &Cut) -> bool {
+    let tallest = cut.ink.iter().map(|a| a.y1 - a.y0).max().unwrap_or(0) as f32;
+    let own = group.spans.iter().map(|a| a.y1 - a.y0).max().unwrap_or(0) as f32;
+    own < SMALL_BESIDE * tallest
+}
+
 /// What `read` makes of `cut`: of the whole, when its ink is one group; else of the one group
 /// it reads surely. Two groups read surely (the score and a "12" flashed beside it) are not
 /// told apart: the first is given, unsure, as is the first read at all when none is sure.
@@ -424,7 +505,17 @@ fn in_groups(cut: &Cut, read: impl Fn(&Cut) -> Option<ReadNumber>) -> Option<Rea
     if cut.groups.is_empty() {
         return read(cut);
     }
-    let reads: Vec<ReadNumber> = cut.groups.iter().filter_map(&read).collect();
+    let tall = |g: &Cut| !small_beside(cut, g);
+    let reads: Vec<ReadNumber> = cut
+        .groups
+        .iter()
+        .filter_map(|g| {
+            read(g).map(|r| ReadNumber {
+                sure: r.sure && tall(g),
+                ..r
+            })
+        })
+        .collect();
     let mut sure = reads.iter().filter(|r| r.sure);
     match (sure.next(), sure.next()) {
         (Some(&one), None) => Some(one),
@@ -463,24 +554,93 @@ impl DigitBook {
 
     /// The whole number `cut` shows: its glyphs (no colon, no stray ink), or, when its ink
     /// stands in groups (an icon, a label, a word flashed beside the number), the one group
-    /// that reads surely as a number, the others ignored (`in_groups`). `None` when no glyphs
-    /// or group read as a number of one to nine digits.
+    /// that reads surely as a number, the others ignored (`in_groups`); in a group, what
+    /// stands close beside the number and is no digit (`trimmed`) is ignored too. `None` when
+    /// no glyphs or group read as a number of one to nine digits.
     pub fn number(&self, cut: &Cut) -> Option<ReadNumber> {
-        in_groups(cut, |c| self.plain_number(c))
+        in_groups(cut, |c| {
+            self.trimmed(c, |p| self.plain_number(p)).map(|(_, r)| r)
+        })
     }
 
-    /// The part of `cut` that `number` reads surely: the whole, when its ink is one group,
-    /// else the one group that reads surely as a number (`None` when none does, or two).
-    pub fn number_part<'a>(&self, cut: &'a Cut) -> Option<&'a Cut> {
-        let sure = |c: &&Cut| self.plain_number(c).is_some_and(|n| n.sure);
+    /// The part of `cut` that `number` reads surely: the whole, or the one group that reads
+    /// surely as a number, less what stands beside the number and is no digit (`None` when
+    /// none reads surely, or two do).
+    pub fn number_part(&self, cut: &Cut) -> Option<Cut> {
+        let sure = |c: &Cut| {
+            self.trimmed(c, |p| self.plain_number(p))
+                .filter(|(_, r)| r.sure)
+                .map(|(p, _)| p)
+        };
         if cut.groups.is_empty() {
-            return Some(cut).filter(sure);
+            return sure(cut);
         }
-        let mut parts = cut.groups.iter().filter(sure);
+        let mut parts = cut
+            .groups
+            .iter()
+            .filter(|g| !small_beside(cut, g))
+            .filter_map(sure);
         match (parts.next(), parts.next()) {
             (Some(one), None) => Some(one),
             _ => None,
         }
+    }
+
+    /// What `read` makes of `cut`, and the part read: the whole when it reads surely; else
+    /// the one run of its glyphs that reads surely once what stands close before and after
+    /// it is set aside (glyphs, and marks too short for digits: a label's small letters), when what is set aside is no digit (an icon, a label's letters: each
+    /// glyph of it is `FAR` from every digit, or of another height than the number's) and
+    /// stands apart (a wider gap than any between the number's own ink). Two such runs, or
+    /// none: the whole's reading, unsure.
+    fn trimmed(
+        &self,
+        cut: &Cut,
+        read: impl Fn(&Cut) -> Option<ReadNumber>,
+    ) -> Option<(Cut, ReadNumber)> {
+        let whole = read(cut);
+        let n = cut.glyphs.len();
+        if whole.is_some_and(|r| r.sure) || n == 0 {
+            return whole.map(|r| (cut.clone(), r));
+        }
+        let unsure = whole.map(|r| (cut.clone(), ReadNumber { sure: false, ..r }));
+        let height = |k: usize| (cut.spans[k].y1 - cut.spans[k].y0) as f32;
+        // An icon: far from every digit and no wider than tall (wider, it is as likely two
+        // digits run together, which no digit is near either).
+        let icon: Vec<bool> = cut
+            .glyphs
+            .iter()
+            .map(|g| self.classify(g).2 > FAR && g.aspect <= ICON_ASPECT)
+            .collect();
+        let mut found = None;
+        for from in 0..n {
+            for to in from + 1..=n {
+                let mut heights: Vec<f32> = (from..to).map(height).collect();
+                heights.sort_by(f32::total_cmp);
+                let median = heights[heights.len() / 2];
+                let off = |k: usize| (height(k) - median).abs() > (HEIGHT_OFF * median).max(1.5);
+                let mut set_aside = (0..from).chain(to..n);
+                if (from..to).any(off) || !set_aside.all(|k| icon[k] || off(k)) {
+                    continue;
+                }
+                // Beside an icon, a wider gap than a 1's bearings leave; beside a label's
+                // smaller letters, a fifth of the height.
+                let icons = (0..from).chain(to..n).any(|k| icon[k] && !off(k));
+                let gap = if icons { ICON_GAP } else { LABEL_GAP };
+                if !stands_apart(cut, from, to, median, gap) {
+                    continue;
+                }
+                let part = cut.part(from, to);
+                // A lone 1 is as likely a stroke of what was set aside.
+                let lone_one = |r: &ReadNumber| to - from == 1 && r.value == 1;
+                if let Some(r) = read(&part).filter(|r| r.sure && !lone_one(r)) {
+                    if found.is_some() {
+                        return unsure;
+                    }
+                    found = Some((part, r));
+                }
+            }
+        }
+        found.or(unsure)
     }
 
     /// The number the glyphs of `cut` show, all of them: nothing else in the box (what
@@ -925,6 +1085,112 @@ mod tests {
             assert!(
                 book.clock(&cut(&img, all(&img))).is_none_or(|n| !n.sure),
                 "{name}"
+            );
+        }
+    }
+
+    /// `number` drawn at `size` with, `gap` digit heights to its right, a disc a digit high
+    /// (a coin) or, when `wide`, a bar 1.5 times as wide as high (two digits run together);
+    /// `label` drawn at 0.6 of the size before it, 0.3 of the size apart.
+    fn beside(
+        font: &FontRef,
+        label: &str,
+        number: &str,
+        size: f32,
+        gap: f32,
+        wide: Option<bool>,
+    ) -> RgbaImage {
+        use imageproc::drawing::{draw_filled_circle_mut, draw_filled_rect_mut, text_size};
+        let (ink, bg) = (Rgba([250, 250, 250, 255]), Rgba([60, 30, 90, 255]));
+        let mut img = RgbaImage::from_pixel((size * 12.0) as u32, (size * 1.6) as u32, bg);
+        let scale = PxScale::from(size);
+        let mut x = (size * 0.4) as i32;
+        if !label.is_empty() {
+            let small = PxScale::from(size * 0.6);
+            draw_text_mut(&mut img, ink, x, (size * 0.45) as i32, small, font, label);
+            x += text_size(small, font, label).0 as i32 + (size * 0.3) as i32;
+        }
+        draw_text_mut(&mut img, ink, x, (size * 0.2) as i32, scale, font, number);
+        let drawn = cut(&img, all(&img));
+        let (right, top, bottom) = drawn.ink.iter().fold((0, u32::MAX, 0), |(r, t, b), a| {
+            (r.max(a.x1), t.min(a.y0), b.max(a.y1))
+        });
+        let high = (bottom - top) as f32;
+        let x0 = right as f32 + gap * high;
+        match wide {
+            Some(false) => {
+                let r = (high / 2.0) as i32;
+                let centre = ((x0 + high / 2.0) as i32, ((top + bottom) / 2) as i32);
+                draw_filled_circle_mut(&mut img, centre, r, ink);
+            }
+            Some(true) => {
+                let rect = imageproc::rect::Rect::at(x0 as i32, top as i32)
+                    .of_size((1.5 * high) as u32, bottom - top);
+                draw_filled_rect_mut(&mut img, rect, ink);
+            }
+            None => {}
+        }
+        img
+    }
+
+    #[test]
+    fn an_icon_or_a_label_close_beside_a_number_is_set_aside_and_never_digits_run_together() {
+        for (name, font) in faces() {
+            let book = learn(&font, 117, 80, 44.0).book().unwrap();
+            let read = |img: &RgbaImage| book.number(&cut(img, all(img)));
+            let sure = |value| Some(ReadNumber { value, sure: true });
+            // A coin half a digit's height after the number: one group of ink with it.
+            let img = beside(&font, "", "174", 40.0, 0.5, Some(false));
+            assert!(cut(&img, all(&img)).groups.is_empty(), "{name}: one group");
+            assert_eq!(read(&img), sure(174), "{name}: coin beside");
+            assert_eq!(
+                book.number_part(&cut(&img, all(&img)))
+                    .map(|c| c.glyphs.len()),
+                Some(3)
+            );
+            // A label's smaller letters before it.
+            for label in ["PTS", "SCORE"] {
+                let img = beside(&font, label, "0", 40.0, 0.0, None);
+                assert_eq!(read(&img), sure(0), "{name}: {label} 0");
+            }
+            // Ink as wide as two digits beside one is no icon: nothing read surely.
+            let img = beside(&font, "", "25", 40.0, 0.5, Some(true));
+            assert!(
+                read(&img).is_none_or(|n| !n.sure),
+                "{name}: 25 beside a bar"
+            );
+            // Nor a coin closer than a 1's bearings leave.
+            let img = beside(&font, "", "174", 40.0, 0.15, Some(false));
+            assert!(read(&img).is_none_or(|n| !n.sure), "{name}: coin touching");
+        }
+    }
+
+    /// A "+7" burst's digit drawn small beside the number, far enough to be a group of its
+    /// own, is never read for the number.
+    #[test]
+    fn a_small_burst_beside_the_number_is_never_the_number() {
+        for (name, font) in faces() {
+            let book = learn(&font, 117, 80, 44.0).book().unwrap();
+            // "40" run together (as a small, blurred capture draws it) and a burst after it.
+            let mut img = RgbaImage::from_pixel(480, 64, Rgba([60, 30, 90, 255]));
+            let bar = imageproc::rect::Rect::at(20, 14).of_size(44, 30);
+            imageproc::drawing::draw_filled_rect_mut(&mut img, bar, Rgba([250, 250, 250, 255]));
+            let small = PxScale::from(22.0);
+            draw_text_mut(
+                &mut img,
+                Rgba([250, 250, 250, 255]),
+                110,
+                30,
+                small,
+                &font,
+                "+7",
+            );
+            let c = cut(&img, all(&img));
+            assert!(!c.groups.is_empty(), "{name}: the burst stands apart");
+            assert!(
+                book.number(&c).is_none_or(|n| !n.sure),
+                "{name}: {:?}",
+                book.number(&c)
             );
         }
     }
