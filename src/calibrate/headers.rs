@@ -182,14 +182,17 @@ mod tests {
 
     /// Headers of the development seed (1) whose clock stands beside something: a label a
     /// word's space before a seconds-only clock (#4), a stopwatch 0.71 of a digit's height
-    /// before a 17-pixel one on a 1200-wide screen, under JPEG (#2).
+    /// before a 17-pixel one on a 1200-wide screen, under JPEG (#2), a 75-pixel clock in a
+    /// pill darker than its band (#25: its box had grown to the whole band), an hourglass
+    /// before a centred clock, which moves as the number's width changes (#205: the
+    /// hourglass was taken for a clock of one digit).
     #[test]
     fn a_clock_beside_a_label_or_an_icon_is_found_learned_and_read_on_every_look() {
         let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
         if faces.len() < second::FACES.len() {
             return crate::testing::skip("the header generator's typefaces", second::PACKAGES);
         }
-        for index in [4, 2] {
+        for index in [4, 2, 25, 205] {
             let run = run_one(&faces, 1, index).expect("a header");
             assert!(run.digits_learned, "#{index}: {:?}", run.about);
             assert_eq!(

@@ -416,31 +416,52 @@ fn paper(img: &RgbaImage, area: Area) -> u32 {
         .map_or(0, |(i, _)| i as u32 * 8 + 4)
 }
 
+/// The paper around `seed`: the most common lightness of its box grown by half its height
+/// each way (a pill behind a number is its paper, not the band around the pill).
+fn paper_around(img: &RgbaImage, seed: Area) -> u32 {
+    let half = (seed.y1 - seed.y0) / 2;
+    paper(
+        img,
+        Area {
+            x0: seed.x0.saturating_sub(half),
+            y0: seed.y0.saturating_sub(half),
+            x1: seed.x1 + half,
+            y1: seed.y1 + half,
+        },
+    )
+}
+
+/// Whether `inked` of `all` pixels across a row or column is the edge of a background (a
+/// pill's, a band's), which no glyph fills.
+fn wall(inked: usize, all: usize) -> bool {
+    inked * 20 >= all * 19
+}
+
 /// `seed` grown up and down while its columns hold ink on the next row (to a glyph's whole
-/// height when only a sliver of it changed), at most three times its height each way.
+/// height when only a sliver of it changed), at most three times its height each way, and
+/// never past a row that differs from the paper all across (a pill's or a band's edge).
 fn grow_rows(img: &RgbaImage, seed: Area) -> Area {
     let h = seed.y1 - seed.y0;
-    // Paper: the most common lightness of the seed's columns, three heights up and down.
     let (top, bottom) = (
         seed.y0.saturating_sub(3 * h),
         (seed.y1 + 3 * h).min(img.height()),
     );
-    let paper = paper(
-        img,
-        Area {
-            y0: top,
-            y1: bottom,
-            ..seed
-        },
-    );
-    let inked = |y: u32| {
-        (seed.x0..seed.x1.min(img.width())).any(|x| light(img, x, y).abs_diff(paper) > INK_OFF)
+    let paper = paper_around(img, seed);
+    let ink = |y: u32, columns: std::ops::Range<u32>| {
+        columns
+            .filter(|&x| light(img, x, y).abs_diff(paper) > INK_OFF)
+            .count()
     };
+    let columns = seed.x0..seed.x1.min(img.width());
+    // A wall is looked for a height beyond the seed each way: a glyph's stroke may fill a
+    // narrow seed's row (a colon's dot, a 7's bar), never one three times as wide.
+    let wide = seed.x0.saturating_sub(h)..(seed.x1 + h).min(img.width());
+    let grows = |y: u32| ink(y, columns.clone()) > 0 && !wall(ink(y, wide.clone()), wide.len());
     let (mut y0, mut y1) = (seed.y0, seed.y1.min(img.height()));
-    while y0 > top && inked(y0 - 1) {
+    while y0 > top && grows(y0 - 1) {
         y0 -= 1;
     }
-    while y1 < bottom && inked(y1) {
+    while y1 < bottom && grows(y1) {
         y1 += 1;
     }
     Area { y0, y1, ..seed }
@@ -448,7 +469,8 @@ fn grow_rows(img: &RgbaImage, seed: Area) -> Area {
 
 /// The whole line of ink around `seed` (a part of a number: one digit, say): the band of
 /// rows it spans, widened left and right while ink follows within `LINE_GAP` digit heights,
-/// with a margin.
+/// up to a column that differs from the paper all down (a pill's or a band's edge), with a
+/// margin.
 pub fn line_around(img: &RgbaImage, seed: Area) -> Area {
     let h = seed.y1 - seed.y0;
     let margin = (h / 8).max(1);
@@ -456,29 +478,27 @@ pub fn line_around(img: &RgbaImage, seed: Area) -> Area {
         seed.y0.saturating_sub(margin),
         (seed.y1 + margin).min(img.height()),
     );
-    // Paper: the band's most common lightness.
-    let paper = paper(
-        img,
-        Area {
-            x0: 0,
-            y0,
-            x1: img.width(),
-            y1,
-        },
-    );
-    let inked: Vec<bool> = (0..img.width())
-        .map(|x| (y0..y1).any(|y| light(img, x, y).abs_diff(paper) > INK_OFF))
+    let paper = paper_around(img, seed);
+    let rows = (y1 - y0) as usize;
+    // Each column: how many of its rows are ink.
+    let inked: Vec<usize> = (0..img.width())
+        .map(|x| {
+            (y0..y1)
+                .filter(|&y| light(img, x, y).abs_diff(paper) > INK_OFF)
+                .count()
+        })
         .collect();
     let gap = (h as f32 * LINE_GAP).ceil() as usize;
-    // From `from`, the last inked column before a gap wider than `gap`, walking by `step`.
+    // From `from`, the last inked column before a gap wider than `gap` or a wall, walking
+    // by `step`.
     let reach = |from: usize, step: isize| {
         let (mut x, mut last, mut empty) = (from as isize, from, 0);
         loop {
             x += step;
-            if x < 0 || x as usize >= inked.len() || empty > gap {
+            if x < 0 || x as usize >= inked.len() || empty > gap || wall(inked[x as usize], rows) {
                 return last;
             }
-            if inked[x as usize] {
+            if inked[x as usize] > 0 {
                 last = x as usize;
                 empty = 0;
             } else {
@@ -526,13 +546,18 @@ fn clock_over(img: &RgbaImage, ticking: Area, mss: bool) -> Option<Area> {
             .find(|&&c| c >= 1 && c + 1 < n && cut.spans[c - 1..=c + 1].iter().any(overlaps))
             .map(|&c| (c - 1, c + 1))?
     } else {
-        // Seconds only: what ticks, and the tens beside it.
+        // Seconds only: what ticks, and the tens beside it. A round is watched while its
+        // clock shows ten seconds and more: a lone glyph that ticks is an icon drawn beside
+        // a centred number, which moves as the number's width changes.
         let ones = cut.spans.iter().rposition(overlaps)?;
         let height = cut.spans[ones].y1 - cut.spans[ones].y0;
         let near = ones >= 1
             && cut.spans[ones].x0.saturating_sub(cut.spans[ones - 1].x1) as f32
                 <= 0.6 * height as f32;
-        (if near { ones - 1 } else { ones }, ones)
+        if !near {
+            return None;
+        }
+        (ones - 1, ones)
     };
     let height = cut.spans[ones].y1 - cut.spans[ones].y0;
     let glyphs = &cut.spans[first..=ones];
