@@ -554,7 +554,9 @@ fn clock_over(img: &RgbaImage, ticking: Area, mss: bool) -> Option<Area> {
         let near = ones >= 1
             && cut.spans[ones].x0.saturating_sub(cut.spans[ones - 1].x1) as f32
                 <= 0.6 * height as f32;
-        if !near {
+        // A colon or a dot just before the tens: an m:ss clock whose colon was not seen
+        // whole (a small face, JPEG), its minutes not to be left out.
+        if !near || cut.colons.contains(&(ones - 1)) || cut.separators.contains(&(ones - 1)) {
             return None;
         }
         (ones - 1, ones)

@@ -793,7 +793,25 @@ pub struct Countdown {
     steps: Vec<(usize, usize, bool)>,
     /// Looks that were no clock.
     pub not_clocks: usize,
+    /// The clock as each look showed it (its part of the box), and when: a book must read
+    /// them as a clock counting down a second a second.
+    history: Vec<(f64, Cut)>,
 }
+
+/// A turn of the ten tried by `Countdown::book`: its rank (steps arguing with it, looks its
+/// book reads), its labels, its book.
+type Turn = (
+    (usize, std::cmp::Reverse<usize>),
+    Vec<Option<u8>>,
+    DigitBook,
+);
+
+/// Looks kept to check a book against: a minute at four looks a second.
+const HISTORY: usize = 240;
+/// How far apart two looks' seconds on the clock plus their times may lie and still count
+/// down together: a second (the clock ticks between looks), and the slack of when a look is
+/// dated (a screenshot's latency).
+const KEEPS_TIME: f64 = 1.5;
 
 /// Drawings farther apart than this are of two digits; nearer, they may be one digit drawn
 /// with another look's noise (JPEG, an edge column counted as ink or not).
@@ -819,6 +837,11 @@ impl Countdown {
             self.last = None;
             return;
         };
+        if self.history.len() < HISTORY
+            && let Some(part) = cut.clock_part()
+        {
+            self.history.push((at, part.clone()));
+        }
         let minutes: Vec<usize> = minutes.iter().map(|g| self.drawing(g)).collect();
         let (tens, ones) = (self.drawing(tens), self.drawing(ones));
         if self.drawings.len() > MAX_DRAWINGS {
@@ -866,15 +889,25 @@ impl Countdown {
     /// small face, JPEG) on a step that was no borrow. Each step where the tens changed is
     /// tried as the borrow from 0 to 9, and the turn kept is the one the fewest steps argue
     /// with: a step from 0 whose tens did not change, or a step from elsewhere whose tens did.
-    /// Two turns argued with equally are no book yet (more looks may tell them apart).
+    /// A turn whose book reads the looks seen as no countdown (`keeps_time`) is none; two
+    /// turns argued with equally and reading as many looks are no book yet (more looks may
+    /// tell them apart).
     pub fn book(&self) -> Option<DigitBook> {
-        let mut best: Option<(usize, Vec<Option<u8>>)> = None;
+        // The turn argued with least; between two argued with equally, the one whose book
+        // reads more of the looks seen surely.
+        let mut best: Option<Turn> = None;
         let mut tied = false;
         for &(zero, nine, _) in self.steps.iter().filter(|s| s.2) {
-            let Some(label) = self.labels(zero, nine) else {
+            // A turn whose book does not read the looks seen as a clock counting down (a
+            // tens' flicker taken for the borrow shifts every digit) is none.
+            let Some((label, book, reads)) = self.labels(zero, nine).and_then(|l| {
+                let book = self.book_of(&l)?;
+                let reads = self.keeps_time(&book)?;
+                Some((l, book, reads))
+            }) else {
                 continue;
             };
-            if best.as_ref().is_some_and(|(_, l)| *l == label) {
+            if best.as_ref().is_some_and(|(_, l, _)| *l == label) {
                 continue;
             }
             let argued = self
@@ -882,16 +915,44 @@ impl Countdown {
                 .iter()
                 .filter(|&&(before, _, tens)| label[before].is_some_and(|b| (b == 0) != tens))
                 .count();
+            let rank = (argued, std::cmp::Reverse(reads));
             match &best {
-                Some((a, _)) if argued > *a => {}
-                Some((a, _)) if argued == *a => tied = true,
+                Some((r, _, _)) if rank > *r => {}
+                Some((r, _, _)) if rank == *r => tied = true,
                 _ => {
-                    best = Some((argued, label));
+                    best = Some((rank, label, book));
                     tied = false;
                 }
             }
         }
-        let (_, label) = best.filter(|_| !tied)?;
+        best.filter(|_| !tied).map(|(_, _, book)| book)
+    }
+
+    /// How many of the clock's looks `book` reads surely, when it reads them as one
+    /// countdown: each look's seconds plus its time within `KEEPS_TIME` of every other's.
+    /// `None` when they are not, or when it reads none of them (a book shifted by a digit,
+    /// a tens' flicker taken for the borrow, reads the looks whose seconds end in 9 ten
+    /// seconds apart from their neighbours, or puts the tens out of range).
+    fn keeps_time(&self, book: &DigitBook) -> Option<usize> {
+        let read: Vec<f64> = self
+            .history
+            .iter()
+            .filter_map(|(at, c)| {
+                book.clock(c)
+                    .filter(|n| n.sure)
+                    .map(|n| f64::from(n.value) + at)
+            })
+            .collect();
+        let (lo, hi) = read
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let none = read.is_empty() && !self.history.is_empty();
+        (!none && hi - lo <= KEEPS_TIME).then_some(read.len())
+    }
+
+    /// The book `label` makes: each digit's drawing (two drawings of one digit only when
+    /// alike), ten digits told apart.
+    fn book_of(&self, label: &[Option<u8>]) -> Option<DigitBook> {
         let mut digits: [Option<Glyph>; 10] = Default::default();
         for (i, l) in label.iter().enumerate() {
             if let Some(d) = l {
@@ -1261,12 +1322,16 @@ mod tests {
                     "{name}: {d} learned as another digit"
                 );
             }
-            // With no step to tell the flicker from the borrow, no book rather than a wrong
-            // one: only two tens changes, and the steps that would argue with either gone.
+            // With no step to tell the flicker from the borrow (only two tens changes, the
+            // steps that would argue with either gone), the looks seen tell them apart: the
+            // flicker's book reads them as a clock that jumps at the borrow.
             let mut c = clean.clone();
             let borrow = *c.steps.iter().find(|s| s.2).unwrap();
             c.steps.retain(|s| s.0 != borrow.0 && s.0 != from);
             c.steps.extend([borrow, (from, to, true)]);
+            assert_eq!(c.book().as_ref(), Some(&truth), "{name}: the looks tell");
+            // Without them, no book rather than a wrong one.
+            c.history.clear();
             assert!(c.book().is_none(), "{name}: a book from a tie");
         }
     }
