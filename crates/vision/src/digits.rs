@@ -1199,6 +1199,16 @@ mod tests {
         img
     }
 
+    /// The column just right of the rightmost ink on `img`.
+    fn ink_right(img: &RgbaImage) -> i32 {
+        cut(img, all(img))
+            .ink
+            .iter()
+            .map(|a| a.x1)
+            .max()
+            .unwrap_or(0) as i32
+    }
+
     #[test]
     fn an_icon_or_a_label_close_beside_a_number_is_set_aside_and_never_digits_run_together() {
         for (name, font) in faces() {
@@ -1261,21 +1271,11 @@ mod tests {
             // A "+7" burst two thirds the number's size, close enough to be one group with
             // it: its 7 stands apart from the plus, but is never read for the number.
             let mut img = beside(&font, "", "194", 40.0, 0.0, None);
-            let end = cut(&img, all(&img))
-                .ink
-                .iter()
-                .map(|a| a.x1)
-                .max()
-                .unwrap_or(0);
+            let end = ink_right(&img);
             let (ink, small) = (Rgba([250, 250, 250, 255]), PxScale::from(26.0));
-            draw_text_mut(&mut img, ink, end as i32 + 8, 19, small, &font, "+");
-            let plus = cut(&img, all(&img))
-                .ink
-                .iter()
-                .map(|a| a.x1)
-                .max()
-                .unwrap_or(0);
-            draw_text_mut(&mut img, ink, plus as i32 + 4, 19, small, &font, "7");
+            draw_text_mut(&mut img, ink, end + 8, 19, small, &font, "+");
+            let plus = ink_right(&img);
+            draw_text_mut(&mut img, ink, plus + 4, 19, small, &font, "7");
             let read = book.number(&cut(&img, all(&img)));
             assert!(
                 read.is_none_or(|n| n.value == 194 || !n.sure),
