@@ -5,6 +5,7 @@
 //! input routes. Talking to a person (prompts, progress bars) is the caller's: these functions
 //! tell it what happens through `Event`s and stop when the `stop` signal it passes turns true.
 
+pub mod accept;
 pub mod enter;
 pub mod inject;
 pub mod look;

@@ -8,13 +8,27 @@
 //! out; `play::enter` looks and enters.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
+use super::accept::Bounds;
+
 /// The pause after each word that the pacing asks for, shared between the loop that looks at
-/// the score and the loop that enters words.
+/// the score and the loop that enters words; and a probe: a few words at another pause, then
+/// the pause again.
 #[derive(Clone, Debug, Default)]
-pub struct Gap(Arc<AtomicU64>);
+pub struct Gap(Arc<GapInner>);
+
+#[derive(Debug, Default)]
+struct GapInner {
+    pause_us: AtomicU64,
+    probe_us: AtomicU64,
+    probe_left: AtomicU32,
+}
+
+fn micros(d: Duration) -> u64 {
+    d.as_micros().min(u128::from(u64::MAX)) as u64
+}
 
 impl Gap {
     pub fn new(d: Duration) -> Gap {
@@ -23,15 +37,33 @@ impl Gap {
         g
     }
 
+    /// The pause asked for (a probe aside).
     pub fn get(&self) -> Duration {
-        Duration::from_micros(self.0.load(Ordering::Relaxed))
+        Duration::from_micros(self.0.pause_us.load(Ordering::Relaxed))
     }
 
     pub fn set(&self, d: Duration) {
-        self.0.store(
-            d.as_micros().min(u128::from(u64::MAX)) as u64,
-            Ordering::Relaxed,
-        );
+        self.0.pause_us.store(micros(d), Ordering::Relaxed);
+    }
+
+    /// The next `words` words are followed by `pause` instead.
+    pub fn probe(&self, pause: Duration, words: u32) {
+        self.0.probe_us.store(micros(pause), Ordering::Relaxed);
+        self.0.probe_left.store(words, Ordering::Relaxed);
+    }
+
+    /// The pause after the word just entered: a probe's while it lasts.
+    pub fn next(&self) -> Duration {
+        let probing = self
+            .0
+            .probe_left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok();
+        if probing {
+            Duration::from_micros(self.0.probe_us.load(Ordering::Relaxed))
+        } else {
+            self.get()
+        }
     }
 }
 
@@ -58,6 +90,9 @@ pub const SETTLE: Duration = Duration::from_millis(150);
 /// The least pause a loss widens to, and the most.
 const MIN_WIDENED: Duration = Duration::from_millis(40);
 const MAX_GAP: Duration = Duration::from_millis(600);
+/// Words a probe of the game's pace lasts: enough that a pause too short loses two of them
+/// (`accept::EXTRA`), few enough that little more is lost.
+pub const PROBE_WORDS: u32 = 4;
 /// Losses of at least this share of the points entered over the recent looks are a pace too
 /// fast for the game (one word in two, typically); less is a word here and there it refused
 /// (not in its list: one in ten, say), which a slower pace does not bring back.
@@ -97,6 +132,15 @@ pub struct Pacing {
     pub suspects: Vec<usize>,
     /// Looks that found points lost.
     pub lossy_looks: u32,
+    /// The bounds on the game's accept gap that set the pause, once a word was lost to the
+    /// pace (`accept`): calm looks then narrow nothing, and while they are unsettled (the
+    /// pause a probe between them) losses widen nothing.
+    fit: Option<Bounds>,
+    /// The game widened its gap after the bounds settled: they are no longer taken.
+    fit_off: bool,
+    /// Words in the log once the last probe's are in: a look that counted them all has
+    /// the probe's news.
+    probe_end: Option<usize>,
 }
 
 impl Pacing {
@@ -112,7 +156,42 @@ impl Pacing {
             calm_total: 0,
             suspects: Vec::new(),
             lossy_looks: 0,
+            fit: None,
+            fit_off: false,
+            probe_end: None,
         }
+    }
+
+    /// Whether the looks would tell more of the game's pace (`fit`): until the
+    /// bounds on its accept gap are settled.
+    pub fn wants_bounds(&self) -> bool {
+        !self.fit_off && !self.fit.is_some_and(|b| b.settled())
+    }
+
+    /// The bounds the looks give on the game's accept gap (`accept::bounds`), with `entered`
+    /// words in the log: once a gap is known too short, the pause is just above the upper
+    /// one. Returns the pause now asked for, and a probe to make (a pause halfway between
+    /// them for `PROBE_WORDS` words) while they are far apart and the last probe's words
+    /// have been looked at.
+    pub fn fit(&mut self, bounds: Bounds, entered: usize) -> (Duration, Option<Duration>) {
+        tracing::debug!("the game's accept gap: {bounds:?}");
+        let Some(pause) = bounds.pause().filter(|_| !self.fit_off) else {
+            return (self.gap, None);
+        };
+        if self.fit != Some(bounds) {
+            // Losses are judged on the new pause only (a probe's are the bounds').
+            self.recent.clear();
+        }
+        self.gap = pause.min(MAX_GAP);
+        self.floor = bounds.above.unwrap_or_default();
+        self.fit = Some(bounds);
+        let probe = bounds
+            .probe()
+            .filter(|_| self.probe_end.is_none_or(|end| self.settled >= end));
+        if probe.is_some() {
+            self.probe_end = Some(entered + PROBE_WORDS as usize);
+        }
+        (self.gap, probe)
     }
 
     pub fn gap(&self) -> Duration {
@@ -151,7 +230,11 @@ impl Pacing {
                     break;
                 }
             }
-            if words >= JUDGED_WORDS && lost as f64 >= entered as f64 * TOO_FAST_SHARE {
+            // A probe's losses are the bounds' to weigh; at the pace they settled on, losses
+            // mean the game slowed: widened, and its bounds taken again from here.
+            let probing = self.fit.is_some_and(|b| !b.settled());
+            if !probing && words >= JUDGED_WORDS && lost as f64 >= entered as f64 * TOO_FAST_SHARE {
+                self.fit_off |= self.fit.take().is_some();
                 self.floor = self.gap;
                 self.gap = (self.gap * 2).clamp(MIN_WIDENED, MAX_GAP);
                 // The next verdict is on the new pace.
@@ -164,7 +247,7 @@ impl Pacing {
                 self.calm_total = 0;
                 self.floor = self.floor.mul_f64(FORGET);
             }
-            if self.calm >= CALM_LOOKS {
+            if self.calm >= CALM_LOOKS && self.fit.is_none() {
                 self.calm = 0;
                 self.gap = self.gap.mul_f64(NARROW).max(self.floor.mul_f64(ABOVE_LOSS));
                 if self.gap < Duration::from_millis(5) {
@@ -173,6 +256,7 @@ impl Pacing {
             }
         }
         self.settled = settled;
+        tracing::trace!("pace: {lost} points lost, pause {:?}", self.gap);
         self.gap
     }
 }
@@ -190,7 +274,21 @@ mod tests {
         words: usize,
         refuses: impl Fn(usize) -> bool,
     ) -> (u32, Vec<Entered>, Pacing) {
+        played(accept, every, words, refuses, false)
+    }
+
+    /// `round`, with words of 2 to 11 points, and with `fit`, the pause also set by the
+    /// bounds the looks give on the game's gap (`accept`), probes included, as `enter` does.
+    fn played(
+        accept: Duration,
+        every: Duration,
+        words: usize,
+        refuses: impl Fn(usize) -> bool,
+        fit: bool,
+    ) -> (u32, Vec<Entered>, Pacing) {
+        let points = |w: usize| if fit { 2 + (w * 7 % 10) as u32 } else { 10 };
         let mut pacing = Pacing::new(Duration::ZERO);
+        let gap = Gap::default();
         let (mut t, mut last_taken, mut score, mut next_look) = (
             Duration::ZERO,
             None::<Duration>,
@@ -198,13 +296,14 @@ mod tests {
             Duration::from_millis(100),
         );
         let mut log = Vec::new();
+        let mut looks = Vec::new();
         // The score the game shows at each moment: (time, score).
         let mut shown = vec![(Duration::ZERO, 0u32)];
         for word in 0..words {
             let start = t;
             let end = start + every;
             if !refuses(word) && last_taken.is_none_or(|l| start >= l + accept) {
-                score += 10;
+                score += points(word);
                 last_taken = Some(end);
                 shown.push((end, score));
             }
@@ -212,9 +311,9 @@ mod tests {
                 at: end,
                 began: start,
                 word,
-                points: 10,
+                points: points(word),
             });
-            t = end + pacing.gap();
+            t = end + gap.next();
             while next_look <= t {
                 let at = shown
                     .iter()
@@ -223,11 +322,64 @@ mod tests {
                     .map_or(0, |s| s.1);
                 let acked: Vec<Entered> =
                     log.iter().copied().filter(|e| e.at <= next_look).collect();
-                pacing.look(&acked, next_look, at);
+                gap.set(pacing.look(&acked, next_look, at));
+                looks.push(super::super::taken::ScoreLook {
+                    began: next_look,
+                    ended: next_look + Duration::from_millis(20),
+                    score: at,
+                });
+                if fit && pacing.wants_bounds() {
+                    let bounds = super::super::accept::bounds(&acked, &looks);
+                    let (pause, probe) = pacing.fit(bounds, acked.len());
+                    gap.set(pause);
+                    if let Some(probe) = probe {
+                        gap.probe(probe, PROBE_WORDS);
+                    }
+                }
                 next_look += Duration::from_millis(100);
             }
         }
         (score, log, pacing)
+    }
+
+    #[test]
+    fn the_games_gap_is_found_in_the_first_words_and_kept_just_above() {
+        let ms = Duration::from_millis;
+        for accept in [ms(60), ms(120), ms(250)] {
+            let (score, log, pacing) = played(accept, ms(65), 200, |_| false, true);
+            let all: u32 = log.iter().map(|e| e.points).sum();
+            // Settled within the first 60 words, a few percent above the game's gap.
+            assert!(!pacing.wants_bounds(), "{accept:?}: {pacing:?}");
+            assert!(
+                pacing.gap() >= accept && pacing.gap() <= accept.mul_f64(1.15) + ms(10),
+                "{accept:?}: {pacing:?}"
+            );
+            // Most words taken the first time: the losses are the first burst's and the
+            // probes'.
+            assert!(
+                score * 100 >= all * 85,
+                "{accept:?}: {score} of {all} ({pacing:?})"
+            );
+        }
+    }
+
+    #[test]
+    fn a_game_that_takes_every_word_is_not_slowed_by_the_bounds() {
+        let ms = Duration::from_millis;
+        let (score, log, pacing) = played(Duration::ZERO, ms(65), 200, |_| false, true);
+        assert_eq!(score, log.iter().map(|e| e.points).sum::<u32>());
+        assert_eq!(pacing.gap(), Duration::ZERO, "{pacing:?}");
+    }
+
+    #[test]
+    fn words_the_game_does_not_know_leave_the_bounds_near_its_gap() {
+        // One word in nine refused by a game that needs 120 ms between words.
+        let ms = Duration::from_millis;
+        let (_, _, pacing) = played(ms(120), ms(65), 300, |w| w % 9 == 4, true);
+        assert!(
+            pacing.gap() >= ms(120) && pacing.gap() <= ms(150),
+            "{pacing:?}"
+        );
     }
 
     #[test]

@@ -371,7 +371,7 @@ pub async fn play_round(
             stroke,
             points_seen: None,
         });
-        let pause = settings.word_pause + settings.gap.get();
+        let pause = settings.word_pause + settings.gap.next();
         if !pause.is_zero() {
             tokio::time::sleep(pause).await;
         }

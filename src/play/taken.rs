@@ -36,6 +36,61 @@ pub fn judge(log: &[Entered], looks: &[ScoreLook], settle: Duration) -> Option<V
     judge_with(log, looks, settle, &vec![true; log.len()])
 }
 
+/// What the looks at the score ask of the points taken among the first words of a log.
+pub(super) struct Counted {
+    /// The points of every word entered.
+    pub total: u32,
+    /// Bounds on the points taken among the first k words...
+    upper: Vec<u32>,
+    lower: Vec<u32>,
+    /// ...and the scores no word from k to k+1 may jump over (a look that counted a prefix
+    /// ending in that span saw one of them).
+    over: Vec<Vec<u32>>,
+}
+
+impl Counted {
+    /// What `looks` ask of `log`, a look counting every word acknowledged `settle` before it
+    /// began and none begun after it ended; `None` when a look shows more than every word.
+    pub fn new(log: &[Entered], looks: &[ScoreLook], settle: Duration) -> Option<Counted> {
+        let n = log.len();
+        let total: u32 = log.iter().map(|e| e.points).sum();
+        let mut c = Counted {
+            total,
+            upper: vec![total; n + 1],
+            lower: vec![0u32; n + 1],
+            over: vec![Vec::new(); n],
+        };
+        for l in looks {
+            if l.score > total {
+                return None;
+            }
+            let lo = log.partition_point(|e| e.at + settle <= l.began);
+            // Strokes come in order; one begun after the look's end is not in it (one
+            // acknowledged after may be: a route that acknowledges once the phone has taken
+            // it).
+            let hi = log.partition_point(|e| e.began <= l.ended).max(lo);
+            c.upper[lo] = c.upper[lo].min(l.score);
+            c.lower[hi] = c.lower[hi].max(l.score);
+            for s in &mut c.over[lo..hi] {
+                s.push(l.score);
+            }
+        }
+        Some(c)
+    }
+
+    /// Whether `points` taken among the first `k` words fit every look.
+    pub fn fits(&self, k: usize, points: u32) -> bool {
+        self.lower[k] <= points && points <= self.upper[k]
+    }
+
+    /// Whether word `i` of `points` may be taken with `so_far` taken before it: no look saw
+    /// a score between.
+    pub fn may_take(&self, i: usize, so_far: u32, points: u32) -> bool {
+        let to = so_far + points;
+        to <= self.total && !self.over[i].iter().any(|&s| so_far < s && s < to)
+    }
+}
+
 /// `judge`, with the entries `may` holds false for known not taken.
 fn judge_with(
     log: &[Entered],
@@ -44,35 +99,10 @@ fn judge_with(
     may: &[bool],
 ) -> Option<Vec<Taken>> {
     let n = log.len();
-    let total: u32 = log.iter().map(|e| e.points).sum();
-    let width = total as usize + 1;
-    // Bounds on the points taken among the first k words, and the scores no word from k to
-    // k+1 may jump over (a look that counted a prefix ending in that span saw one of them).
-    let mut upper = vec![total; n + 1];
-    let mut lower = vec![0u32; n + 1];
-    let mut over: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for l in looks {
-        if l.score > total {
-            return None;
-        }
-        let lo = log.partition_point(|e| e.at + settle <= l.began);
-        // Strokes come in order; one begun after the look's end is not in it (one
-        // acknowledged after may be: a route that acknowledges once the phone has taken it).
-        let hi = log.partition_point(|e| e.began <= l.ended).max(lo);
-        upper[lo] = upper[lo].min(l.score);
-        lower[hi] = lower[hi].max(l.score);
-        for s in &mut over[lo..hi] {
-            s.push(l.score);
-        }
-    }
-    let fits = |k: usize, c: usize| lower[k] as usize <= c && c <= upper[k] as usize;
-    let may_take = |i: usize, c: usize| {
-        let to = c + log[i].points as usize;
-        if !may[i] {
-            return false;
-        }
-        to < width && !over[i].iter().any(|&s| (c as u32) < s && s < to as u32)
-    };
+    let counted = Counted::new(log, looks, settle)?;
+    let width = counted.total as usize + 1;
+    let fits = |k: usize, c: usize| counted.fits(k, c as u32);
+    let may_take = |i: usize, c: usize| may[i] && counted.may_take(i, c as u32, log[i].points);
     // Forward: the points so far reachable before word k.
     let mut fwd = vec![false; (n + 1) * width];
     if !fits(0, 0) {
