@@ -409,7 +409,7 @@ fn line(event: &Event) -> Option<String> {
         } => format!("{serial}: back; board {board}, {words_left} words left"),
         Event::Progress { .. } => return None,
         Event::RoundEnded { record: r } => format!(
-            "{}: entered {} of {} words ({} of {} points as scored by the solver{}{}{}), {}",
+            "{}: entered {} of {} words ({} of {} points as scored by the solver{}{}{}{}), {}",
             r.serial,
             r.words_entered,
             r.words_planned,
@@ -419,6 +419,8 @@ fn line(event: &Event) -> Option<String> {
                 Some(seen) if scramblebot::play::seen_short(seen, r.points_claimed) =>
                     format!("; WARNING: the game shows only {seen}"),
                 Some(seen) => format!("; the game shows {seen}"),
+                // A profile that knows where the score is, and never read it surely.
+                None if r.score_looked => "; the game's score not read surely".into(),
                 None => String::new(),
             },
             match (r.words_taken, r.words_refused) {
@@ -428,6 +430,10 @@ fn line(event: &Event) -> Option<String> {
                     plural(t as u32, "word")
                 ),
                 (None, _) => String::new(),
+            },
+            match r.words_unknown {
+                Some(n) if n > 0 => format!(", {n} not told apart by the score"),
+                _ => String::new(),
             },
             match r.words_entered_again {
                 0 => String::new(),
@@ -476,4 +482,53 @@ fn line(event: &Event) -> Option<String> {
         Event::Note { text } => text.clone(),
     };
     Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scramblebot::daemon::history::RoundRecord;
+
+    fn ended_line(record: RoundRecord) -> String {
+        line(&Event::RoundEnded {
+            record: Box::new(record),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_rounds_line_says_what_the_score_told_and_when_it_was_never_read() {
+        let played = RoundRecord {
+            serial: "emulator-5554".into(),
+            words_entered: 178,
+            words_planned: 178,
+            points_claimed: 1220,
+            max_points: 1220,
+            ended: Ended::AllWords,
+            ..Default::default()
+        };
+        let told = ended_line(RoundRecord {
+            points_seen: Some(1180),
+            score_looked: true,
+            words_taken: Some(170),
+            words_refused: Some(2),
+            words_unknown: Some(4),
+            ..played.clone()
+        });
+        assert!(told.contains("the game shows 1180"), "{told}");
+        assert!(told.contains("it took 170 words, refused 2"), "{told}");
+        assert!(told.contains("4 not told apart by the score"), "{told}");
+        let unread = ended_line(RoundRecord {
+            score_looked: true,
+            ..played.clone()
+        });
+        assert!(
+            unread.contains("the game's score not read surely"),
+            "{unread}"
+        );
+        assert!(!unread.contains("shows"), "{unread}");
+        // A profile that does not read the score says nothing of it.
+        let plain = ended_line(played);
+        assert!(!plain.contains("game's score"), "{plain}");
+    }
 }

@@ -226,9 +226,23 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         outcome.freezes.len(),
         outcome.stop.text()
     )?;
-    match (played.points_seen, &played.judged) {
-        (Some(seen), Some(j)) => super::outln!(
-            "the game shows {seen} points; it took {} {}{}{}",
+    super::outln!(
+        "{}",
+        score_line(
+            played.points_seen,
+            played.judged.as_ref(),
+            played.score_looked
+        )
+    )?;
+    failed(&outcome)
+}
+
+/// What play's closing line says of the game's score: what it showed and which words it
+/// took, or that it was never read surely (the profile reads it), or not read at all.
+fn score_line(points_seen: Option<u32>, judged: Option<&play::Judged>, looked: bool) -> String {
+    match (points_seen, judged) {
+        (Some(seen), Some(j)) => format!(
+            "the game shows {seen} points; it took {} {}{}{}{}",
             j.taken,
             play::plural(j.taken, "word", "words"),
             match j.refused.len() {
@@ -238,14 +252,16 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             match j.not_taken.len() - j.refused.len() {
                 0 => String::new(),
                 n => format!(", {n} more not taken"),
+            },
+            match j.unknown {
+                0 => String::new(),
+                n => format!(", {n} not told apart by the score"),
             }
-        )?,
-        (Some(seen), None) => super::outln!("the game shows {seen} points")?,
-        (None, _) => super::outln!(
-            "the game's score was not read (calibrate learns where it is and its digits); the points above are what was entered"
-        )?,
+        ),
+        (Some(seen), None) => format!("the game shows {seen} points"),
+        (None, _) if looked => "the game's score was not read surely on any look; the points above are what was entered, not what the game counted".into(),
+        (None, _) => "the game's score was not read (calibrate learns where it is and its digits); the points above are what was entered".into(),
     }
-    failed(&outcome)
 }
 
 /// A profile of another shape than the phone's screen, with the profile that fits it named
@@ -418,4 +434,30 @@ async fn connect_and_hold(
     let held = scramblebot::state::hold_phone(State::from_env().as_ref(), &phone.serial)
         .map_err(|why| BadInput(anyhow::anyhow!("{}: {why}", phone.serial)))?;
     Ok((phone, held))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_closing_line_tells_the_score_read_unread_and_never_read_surely() {
+        let judged = play::Judged {
+            taken: 170,
+            not_taken: vec!["ulna".into(), "tolu".into(), "neb".into()],
+            refused: vec!["ulna".into(), "tolu".into()],
+            unknown: 4,
+        };
+        let told = score_line(Some(1180), Some(&judged), true);
+        assert_eq!(
+            told,
+            "the game shows 1180 points; it took 170 words, refused 2 not in its list (ulna, \
+             tolu), 1 more not taken, 4 not told apart by the score"
+        );
+        let never = score_line(None, None, true);
+        assert!(never.contains("not read surely on any look"), "{never}");
+        assert!(!never.contains("calibrate"), "{never}");
+        let unread = score_line(None, None, false);
+        assert!(unread.contains("calibrate learns"), "{unread}");
+    }
 }

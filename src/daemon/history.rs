@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::plot::{Legend, Panel, Series};
 
 /// How a round ended for the bot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Ended {
     /// Every word was entered.
@@ -29,11 +29,12 @@ pub enum Ended {
     /// The phone went away (or refused) mid-round.
     PhoneLost,
     /// The board was not read surely: not played, its screenshot saved.
+    #[default]
     Unsure,
 }
 
-/// One round, as the history keeps it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One round, as the history keeps it (the default: nothing played).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RoundRecord {
     /// When the round ended for the bot, in seconds since the Unix epoch.
     pub time: u64,
@@ -69,6 +70,10 @@ pub struct RoundRecord {
     /// profile that learned the game's digits); `points_claimed` is what the bot entered.
     #[serde(default)]
     pub points_seen: Option<u32>,
+    /// Whether the round's looks tried to read the score (the profile knows its box and the
+    /// game's digits): with no `points_seen`, it was never read surely.
+    #[serde(default)]
+    pub score_looked: bool,
     /// Words the game took, by its score looked at as they went in (`play::taken`); null
     /// when the score was not read or the looks did not fit one account.
     #[serde(default)]
@@ -79,6 +84,14 @@ pub struct RoundRecord {
     /// Of those, words not taken when entered again alone and unhurried: not in its list.
     #[serde(default)]
     pub words_refused: Option<usize>,
+    /// Words the looks at the score could not tell of (two of equal points gone in together,
+    /// one of them taken): counted in none of the above.
+    #[serde(default)]
+    pub words_unknown: Option<usize>,
+    /// The game's clock, in seconds, on the look that read the board (null when not read:
+    /// the round was then played until its board left the screen).
+    #[serde(default)]
+    pub clock_seen: Option<u32>,
 }
 
 /// Why the history could not be written or read.
@@ -370,9 +383,11 @@ pub fn merge_resumed(rounds: &[RoundRecord]) -> Vec<RoundRecord> {
                     words_entered_again: a.words_entered_again + r.words_entered_again,
                     // The game's score at the end is the whole round's.
                     points_seen: r.points_seen.or(a.points_seen),
+                    score_looked: a.score_looked || r.score_looked,
                     words_taken: both(a.words_taken, r.words_taken),
                     words_not_taken: both(a.words_not_taken, r.words_not_taken),
                     words_refused: both(a.words_refused, r.words_refused),
+                    words_unknown: both(a.words_unknown, r.words_unknown),
                     ..a
                 }
             }
@@ -478,6 +493,9 @@ mod tests {
             words_taken: None,
             words_not_taken: None,
             words_refused: None,
+            words_unknown: None,
+            clock_seen: None,
+            score_looked: false,
         }
     }
 

@@ -132,7 +132,7 @@ pub enum Event {
         left_secs: f64,
     },
     RoundEnded {
-        record: RoundRecord,
+        record: Box<RoundRecord>,
     },
     /// The game's score did not move after the round's first words: the game took none of
     /// them (the profile misses the tiles, something covers the game). Loud, with the screen.

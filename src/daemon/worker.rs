@@ -159,7 +159,9 @@ impl Worker<'_> {
     fn count_skipped(&self, skipped: Option<RoundRecord>, memory: &mut Memory) {
         if let Some(record) = skipped {
             memory.rounds += 1;
-            self.emit(Event::RoundEnded { record });
+            self.emit(Event::RoundEnded {
+                record: Box::new(record),
+            });
         }
     }
 
@@ -398,6 +400,9 @@ impl Worker<'_> {
             words_taken: None,
             words_not_taken: None,
             words_refused: None,
+            words_unknown: None,
+            clock_seen: None,
+            score_looked: false,
         }
     }
 
@@ -541,11 +546,16 @@ impl Worker<'_> {
             // Cut by the phone's going, and entered again as the game's score said.
             words_entered_again: entered_again + outcome.words_entered_again,
             points_seen: played.points_seen,
+            score_looked: played.score_looked,
             words_taken: played.judged.as_ref().map(|j| j.taken),
             words_not_taken: played.judged.as_ref().map(|j| j.not_taken.len()),
             words_refused: played.judged.as_ref().map(|j| j.refused.len()),
+            words_unknown: played.judged.as_ref().map(|j| j.unknown),
+            clock_seen: seen.clock.map(|(_, secs)| secs),
         };
-        self.emit(Event::RoundEnded { record });
+        self.emit(Event::RoundEnded {
+            record: Box::new(record),
+        });
         match &outcome.error {
             Some(e) => Err(PlayError::Phone(PhoneError::Unexpected {
                 asked: "the round".into(),

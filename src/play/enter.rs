@@ -66,6 +66,9 @@ pub struct Played {
     /// it, when the clock ended the round first): read off the screen with the digits the
     /// profile learned, when it has them and read it surely.
     pub points_seen: Option<u32>,
+    /// Whether the looks tried to read the score (the profile knows its box and the game's
+    /// digits): with no `points_seen`, it was never read surely.
+    pub score_looked: bool,
     /// Which words the game took, by its score looked at as they went in (with a profile
     /// that learned the game's digits, and the looks fitting one account of them).
     pub judged: Option<Judged>,
@@ -316,6 +319,7 @@ pub async fn enter(
     injector.finish().await;
     // The game draws its score a few frames after the last word: a last look then is what
     // it showed, and settles every word for the verdicts.
+    let score_looked = watch.as_ref().is_some_and(|w| w.scores());
     let (points_seen, judged) = match watch.as_mut().filter(|w| w.scores()) {
         Some(w) => w.verdict(&log, words, first_pass).await,
         None => (None, None),
@@ -325,6 +329,7 @@ pub async fn enter(
         first_touch,
         score,
         points_seen,
+        score_looked,
         judged,
     })
 }

@@ -1792,6 +1792,9 @@ fn history_sums_up_per_phone_and_plots_the_rounds() {
         words_taken: None,
         words_not_taken: None,
         words_refused: None,
+        words_unknown: None,
+        clock_seen: None,
+        score_looked: false,
     };
     // The game's score was read on one round: 1,100 of the 1,220 points entered.
     let seen = RoundRecord {
@@ -2981,6 +2984,9 @@ fn a_history_is_checked_at_start_and_never_glued_or_lost_to_a_bad_byte() {
         words_taken: Some(178),
         words_not_taken: Some(0),
         words_refused: Some(0),
+        words_unknown: Some(0),
+        clock_seen: Some(118),
+        score_looked: true,
     };
     history::append(&file, &record).unwrap();
     let mut bytes = std::fs::read(&file).unwrap();
