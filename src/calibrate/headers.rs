@@ -205,6 +205,29 @@ mod tests {
         }
     }
 
+    /// Headers of the second development seed (3) whose m:ss clock's colon is lost to a
+    /// small face: "2:12" at 13 pixels under a stopwatch, its colon too faint to cut (#202),
+    /// and "2:37" in Yanone Kaffeesatz at 14 pixels under JPEG, its colon run into the 2
+    /// (#298). Their seconds alone had been taken for a clock of seconds only: read 11 for
+    /// 2:11 on 4 looks, 37 for 2:37 on 17. Now the box holds the minutes, or no clock is
+    /// read at all: never a wrong one.
+    #[test]
+    fn an_mss_clock_whose_colon_is_lost_is_never_read_as_seconds_only() {
+        let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
+        if faces.len() < second::FACES.len() {
+            return crate::testing::skip("the header generator's typefaces", second::PACKAGES);
+        }
+        for (index, least_right) in [(202, LOOKS * 8 / 10), (298, 0)] {
+            let run = run_one(&faces, 3, index).expect("a header");
+            let (right, wrong) = (run.clock.right, run.clock.wrong);
+            assert!(
+                wrong == 0 && right >= least_right,
+                "#{index}: {right} right, {wrong} wrong; {:?}",
+                run.about
+            );
+        }
+    }
+
     /// Headers of the development seed whose score stands beside something: a star a half
     /// digit's height after it (#67: its ink one group with the number), and a word flashed
     /// mid-header that read as a "5" when calibrate ended (#50: the flash was taken for the

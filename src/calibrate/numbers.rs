@@ -556,7 +556,11 @@ fn clock_over(img: &RgbaImage, ticking: Area, mss: bool) -> Option<Area> {
                 <= 0.6 * height as f32;
         // A colon or a dot just before the tens: an m:ss clock whose colon was not seen
         // whole (a small face, JPEG), its minutes not to be left out.
-        if !near || cut.colons.contains(&(ones - 1)) || cut.separators.contains(&(ones - 1)) {
+        if !near
+            || cut.colons.contains(&(ones - 1))
+            || cut.separators.contains(&(ones - 1))
+            || more_before(&cut, ones - 1, height)
+        {
             return None;
         }
         (ones - 1, ones)
@@ -581,6 +585,37 @@ fn clock_over(img: &RgbaImage, ticking: Area, mss: bool) -> Option<Area> {
     };
     digits::cut(img, area).clock()?;
     Some(area)
+}
+
+/// Whether more of a number stands just before glyph `tens` of `cut` (the seconds' tens, the
+/// ones after it; digits `height` tall), which a box of seconds only would leave out: a glyph
+/// of a digit's height with a mark between it and the tens (a colon too small or too blurred
+/// to be told one: an m:ss clock's minutes), set as close as the seconds' own glyphs (a
+/// third digit, or minutes run into their colon), or drawn as a digit of the same face a
+/// colon's width away (minutes whose colon does not show). A label's smaller letters and an
+/// icon at a word's space are none of these.
+fn more_before(cut: &digits::Cut, tens: usize, height: u32) -> bool {
+    let (Some(before), Some(&after), Some(ones)) = (
+        tens.checked_sub(1).map(|i| cut.spans[i]),
+        cut.spans.get(tens),
+        cut.spans.get(tens + 1),
+    ) else {
+        return false;
+    };
+    let gap = after.x0.saturating_sub(before.x1) as f32;
+    let inner = ones.x0.saturating_sub(after.x1) as f32;
+    let h = height as f32;
+    let tall = (before.y1 - before.y0) as f32 >= 0.7 * h;
+    let marked = cut
+        .ink
+        .iter()
+        .any(|r| r.x0 >= before.x1 && r.x1 <= after.x0 && r.x1 > r.x0);
+    // A digit of the same face: as tall, its top and foot in line with the tens', no wider.
+    let off = 0.08 * h;
+    let digit = (before.y0 as f32 - after.y0 as f32).abs() <= off
+        && (before.y1 as f32 - after.y1 as f32).abs() <= off
+        && (before.x1 - before.x0) as f32 <= 1.3 * (after.x1 - after.x0).max(1) as f32;
+    tall && ((marked && gap <= 1.2 * h) || gap <= 1.5 * inner + 1.0 || (digit && gap <= 0.6 * h))
 }
 
 /// The score's box on `img`: a number `book` reads surely, above `skip` (the grid: a game's
