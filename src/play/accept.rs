@@ -37,7 +37,7 @@ const MOST: Duration = Duration::from_millis(600);
 pub const EXTRA: u32 = 2;
 /// The words the bounds are taken over: the first this many (the pace is found on them; the
 /// pass's cost grows with the words and their points).
-const WORDS: usize = 60;
+pub const WORDS: usize = 60;
 /// Times a look may need to count a word (from `SETTLE`, doubled while the looks fit no gap:
 /// a game slower than that under load).
 const SETTLE_TRIES: u32 = 3;

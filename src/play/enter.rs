@@ -259,11 +259,6 @@ pub async fn enter(
     let (outcome, score, ()) = tokio::join!(round, check, pace);
     let mut outcome = outcome;
     let first_pass = log.lock().map_or(0, |l| l.len());
-    tracing::debug!(
-        "first pass over at {:.1} s: {first_pass} words, pause {:?}",
-        start.elapsed().as_secs_f64(),
-        settings.gap.get()
-    );
     // What the game took of the first pass, from a look once its last word had settled.
     let suspects = match watch.as_mut().filter(|w| w.scores()) {
         Some(w) if outcome.stop == Stop::AllWords => w.suspects(&log, &pacing, &plan).await,
@@ -516,7 +511,7 @@ impl RoundWatch<'_> {
                 let log = log.lock().map(|l| l.clone()).unwrap_or_default();
                 gap.set(p.look(&log, began, gained));
                 // The game's pace, from what it took: found within the first words.
-                if p.wants_bounds() && self.base_sure {
+                if p.wants_bounds(log.len()) && self.base_sure {
                     let bounds = super::accept::bounds(&log, &self.looks);
                     let (pause, probe) = p.fit(bounds, log.len());
                     gap.set(pause);

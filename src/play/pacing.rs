@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::accept::Bounds;
+use super::accept::{self, Bounds};
 
 /// The pause after each word that the pacing asks for, shared between the loop that looks at
 /// the score and the loop that enters words; and a probe: a few words at another pause, then
@@ -162,10 +162,12 @@ impl Pacing {
         }
     }
 
-    /// Whether the looks would tell more of the game's pace (`fit`): until the
-    /// bounds on its accept gap are settled.
-    pub fn wants_bounds(&self) -> bool {
-        !self.fit_off && !self.fit.is_some_and(|b| b.settled())
+    /// Whether the looks would tell more of the game's pace (`fit`), with `entered` words in
+    /// the log: until the bounds on its accept gap are settled, or the words they are taken
+    /// over are all in (`accept::WORDS`: the bounds stay what they are then, and no probe
+    /// follows them).
+    pub fn wants_bounds(&self, entered: usize) -> bool {
+        !self.fit_off && !self.fit.is_some_and(|b| b.settled()) && entered <= accept::WORDS
     }
 
     /// The bounds the looks give on the game's accept gap (`accept::bounds`), with `entered`
@@ -328,7 +330,7 @@ mod tests {
                     ended: next_look + Duration::from_millis(20),
                     score: at,
                 });
-                if fit && pacing.wants_bounds() {
+                if fit && pacing.wants_bounds(acked.len()) {
                     let bounds = super::super::accept::bounds(&acked, &looks);
                     let (pause, probe) = pacing.fit(bounds, acked.len());
                     gap.set(pause);
@@ -349,7 +351,10 @@ mod tests {
             let (score, log, pacing) = played(accept, ms(65), 200, |_| false, true);
             let all: u32 = log.iter().map(|e| e.points).sum();
             // Settled within the first 60 words, a few percent above the game's gap.
-            assert!(!pacing.wants_bounds(), "{accept:?}: {pacing:?}");
+            assert!(
+                pacing.fit.is_some_and(|b| b.settled()),
+                "{accept:?}: {pacing:?}"
+            );
             assert!(
                 pacing.gap() >= accept && pacing.gap() <= accept.mul_f64(1.15) + ms(10),
                 "{accept:?}: {pacing:?}"
@@ -361,6 +366,21 @@ mod tests {
                 "{accept:?}: {score} of {all} ({pacing:?})"
             );
         }
+    }
+
+    #[test]
+    fn probes_stop_once_the_words_the_bounds_are_taken_over_are_in() {
+        // Bounds that never settle (noisy looks) would otherwise probe all round long.
+        let ms = Duration::from_millis;
+        let mut pacing = Pacing::new(Duration::ZERO);
+        let wide = Bounds {
+            above: Some(ms(60)),
+            at_most: Some(ms(120)),
+        };
+        let (pause, probe) = pacing.fit(wide, 10);
+        assert!(pause >= ms(120) && probe == Some(ms(90)), "{pacing:?}");
+        assert!(pacing.wants_bounds(accept::WORDS));
+        assert!(!pacing.wants_bounds(accept::WORDS + 1), "{pacing:?}");
     }
 
     #[test]
