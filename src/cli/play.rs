@@ -218,12 +218,16 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         super::outln!("first touch {ms:.0} ms after start")?;
     }
     super::outln!(
-        "entered {} of {} words ({} points as scored by the solver) in {:.1} s, {} freezes, {}",
-        outcome.words_entered,
-        outcome.words_planned,
+        "{} ({} points as scored by the solver) in {:.1} s, {} {}, {}",
+        super::entered_text(
+            outcome.words_entered,
+            outcome.words_entered_again,
+            outcome.words_planned
+        ),
         outcome.points_entered,
         outcome.elapsed_secs,
         outcome.freezes.len(),
+        play::plural(outcome.freezes.len(), "freeze", "freezes"),
         outcome.stop.text()
     )?;
     super::outln!(
