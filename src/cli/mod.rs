@@ -153,6 +153,7 @@ pub struct ServerArgs {
         short = 'P',
         long = "port",
         env = "ANDROID_ADB_SERVER_PORT",
+        hide_env_values = true,
         default_value_t = 5037
     )]
     pub port: u16,
@@ -170,7 +171,12 @@ pub struct PhoneArgs {
     #[command(flatten)]
     pub server: ServerArgs,
     /// Serial of the phone to use (default: the only one attached).
-    #[arg(short = 's', long = "serial", env = "ANDROID_SERIAL")]
+    #[arg(
+        short = 's',
+        long = "serial",
+        env = "ANDROID_SERIAL",
+        hide_env_values = true
+    )]
     pub serial: Option<String>,
     /// First ask the adb server to connect this TCP phone (as `adb connect HOST:PORT`).
     #[arg(long, value_name = "HOST:PORT")]
@@ -627,7 +633,7 @@ fn bad<E: std::error::Error + Send + Sync + 'static>(e: E) -> BadInput {
 }
 
 #[cfg(test)]
-mod entered_tests {
+mod tests {
     #[test]
     fn words_entered_again_are_not_counted_as_more_words() {
         assert_eq!(super::entered_text(178, 0, 178), "entered 178 of 178 words");
@@ -636,5 +642,17 @@ mod entered_tests {
             "entered 178 of 178 words, 22 of them twice"
         );
         assert_eq!(super::entered_text(1, 0, 1), "entered 1 of 1 word");
+    }
+
+    #[test]
+    fn the_help_names_the_adb_variables_without_an_empty_value() {
+        use clap::CommandFactory;
+        let mut cli = super::Cli::command();
+        let play = cli.find_subcommand_mut("play").expect("play");
+        let help = play.render_long_help().to_string();
+        for name in ["ANDROID_ADB_SERVER_PORT", "ANDROID_SERIAL"] {
+            assert!(help.contains(&format!("[env: {name}]")), "{help}");
+            assert!(!help.contains(&format!("{name}=")), "{help}");
+        }
     }
 }
