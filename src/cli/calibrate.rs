@@ -57,10 +57,20 @@ pub struct CalibrateArgs {
     /// How long to watch the round on the phone for its clock, the clock's digits (learned as
     /// it counts down: 10 to 20 s) and the score, in seconds; 0 watches nothing. The bot then
     /// reads what the game shows: its score, and the time left.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    #[arg(
+        long,
+        value_name = "SECS",
+        allow_negative_numbers = true,
+        default_value_t = 30.0
+    )]
     pub watch_secs: f64,
     /// How long `--tap` and `--tap-advance` wait for each tap, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    #[arg(
+        long,
+        value_name = "SECS",
+        allow_negative_numbers = true,
+        default_value_t = 60.0
+    )]
     pub tap_wait: f64,
     /// Directory to write NAME.toml and NAME.overlay.png in (made if missing; its parent
     /// must exist).

@@ -23,13 +23,28 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Length of the round in seconds.
-    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    #[arg(
+        long,
+        default_value_t = 120.0,
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
     pub round_secs: f64,
     /// Tap Freeze every this many seconds of round time.
-    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    #[arg(
+        long,
+        default_value_t = 30.0,
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
     pub freeze_every_secs: f64,
     /// Seconds one Freeze adds to the clock.
-    #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+    #[arg(
+        long,
+        default_value_t = 15.0,
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
     pub freeze_secs: f64,
     /// Show the daemon instead: this many virtual phones at once (the models in turn from
     /// --model: nexus7, pixel, small), each starting its rounds by itself.

@@ -366,8 +366,14 @@ fn millis(what: &str, ms: f64, min: f64) -> Result<Duration, BadInput> {
 /// A duration given in (fractional) seconds on flag `what`, checked.
 fn seconds(what: &str, secs: f64, min: f64) -> Result<Duration, BadInput> {
     if !(secs.is_finite() && secs >= min && secs <= 86_400.0) {
+        // A number of hundreds of digits is said in a few.
+        let got = if secs.abs() < 1e9 {
+            format!("{secs}")
+        } else {
+            format!("{secs:e}")
+        };
         return Err(BadInput(anyhow::anyhow!(
-            "{what} must be between {min} and 86400 seconds, got {secs}"
+            "{what} must be between {min} and 86400 seconds, got {got}"
         )));
     }
     Ok(Duration::from_secs_f64(secs))
@@ -642,6 +648,35 @@ mod tests {
             "entered 178 of 178 words, 22 of them twice"
         );
         assert_eq!(super::entered_text(1, 0, 1), "entered 1 of 1 word");
+    }
+
+    #[test]
+    fn durations_out_of_range_are_said_plainly() {
+        let said = |secs: f64| {
+            super::seconds("--time-left", secs, 0.0)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            said(-5.0),
+            "--time-left must be between 0 and 86400 seconds, got -5"
+        );
+        assert_eq!(
+            said(1e300),
+            "--time-left must be between 0 and 86400 seconds, got 1e300"
+        );
+        // A negative number reaches that check instead of clap's "unexpected argument".
+        use clap::Parser;
+        let args = [
+            "scramblebot",
+            "play",
+            "--device",
+            "nexus7",
+            "--time-left",
+            "-5",
+        ];
+        let cli = super::Cli::try_parse_from(args);
+        assert!(cli.is_ok(), "{:?}", cli.err());
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub struct PlayArgs {
     pub phone: PhoneArgs,
     /// Seconds left on the game's clock now (default: the profile's whole round, as when the
     /// bot starts with the round). No word is started that would end after the clock.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub time_left: Option<f64>,
     #[command(flatten)]
     pub round: RoundArgs,

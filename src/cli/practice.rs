@@ -39,7 +39,12 @@ pub struct PracticeArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// How long the clock runs, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    #[arg(
+        long,
+        value_name = "SECS",
+        allow_negative_numbers = true,
+        default_value_t = 120.0
+    )]
     pub secs: f64,
     /// Scoring rules.
     #[arg(long, value_enum, default_value_t = RulesArg::Scramble)]

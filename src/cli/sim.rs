@@ -60,10 +60,20 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Length of a round in seconds.
-    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    #[arg(
+        long,
+        default_value_t = 120.0,
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
     pub round_secs: f64,
     /// Seconds one Freeze adds to the clock.
-    #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+    #[arg(
+        long,
+        default_value_t = 15.0,
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
     pub freeze_secs: f64,
     /// Freezes allowed per round (default: unlimited).
     #[arg(long, value_name = "N")]
@@ -76,7 +86,7 @@ pub struct SimArgs {
     pub lobby: bool,
     /// Start the next round by itself this many seconds after the results show, and the first
     /// this many seconds after starting in the lobby (default: only a tap on Play/Next does).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub auto_advance: Option<f64>,
     /// Cover the board of this round (1 is the first) with Android's "isn't responding"
     /// dialog, a board no reader can read: a bot must skip the round, touching nothing.
@@ -89,7 +99,7 @@ pub struct SimArgs {
     /// Lay a banner ("Go!") across the board's middle two rows for this many seconds at the
     /// start of every round, as games do: the board cannot be read surely under it, the clock
     /// runs, and a touch then lands on the banner. A bot must wait it out and play the round.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub banner_secs: Option<f64>,
     /// Ignore a word stroke that begins less than this many milliseconds after the last word
     /// the game took, as a real game busy with its last word does: a bot that swipes faster
@@ -104,7 +114,7 @@ pub struct SimArgs {
     /// screen timeout does: the screen is black and touches are dropped until a wake key
     /// (`input keyevent KEYCODE_WAKEUP`) turns it on (default: never, as with Developer
     /// options > Stay awake).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub screen_timeout: Option<f64>,
     /// The lock screen that shows once the screen has gone off: none; swipe (no secret: the
     /// MENU key, and `wm dismiss-keyguard` from Android 7, dismiss it); pin (only its owner
