@@ -598,21 +598,6 @@ fn points_text(entered: u32, seen: Option<u32>) -> String {
     }
 }
 
-/// "entered 178 of 178 words", and ", 22 of them twice" when some went in again: `entered`
-/// counts every word acknowledged, `again` those that were a word's second entry (play's
-/// second pass; not the daemon's, which also counts strokes cut by a phone's going).
-fn entered_text(entered: usize, again: usize, planned: usize) -> String {
-    let words = entered.saturating_sub(again);
-    let mut text = format!(
-        "entered {words} of {planned} {}",
-        scramblebot::play::plural(planned, "word", "words")
-    );
-    if again > 0 {
-        text += &format!(", {again} of them twice");
-    }
-    text
-}
-
 /// Prints a typed summary as pretty JSON on stdout.
 fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     outln!("{}", serde_json::to_string_pretty(value)?)?;
@@ -640,16 +625,6 @@ fn bad<E: std::error::Error + Send + Sync + 'static>(e: E) -> BadInput {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn words_entered_again_are_not_counted_as_more_words() {
-        assert_eq!(super::entered_text(178, 0, 178), "entered 178 of 178 words");
-        assert_eq!(
-            super::entered_text(200, 22, 178),
-            "entered 178 of 178 words, 22 of them twice"
-        );
-        assert_eq!(super::entered_text(1, 0, 1), "entered 1 of 1 word");
-    }
-
     #[test]
     fn durations_out_of_range_are_said_plainly() {
         let said = |secs: f64| {

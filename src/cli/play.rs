@@ -219,7 +219,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     }
     super::outln!(
         "{} ({} points as scored by the solver) in {:.1} s, {} {}, {}",
-        super::entered_text(
+        entered_text(
             outcome.words_entered,
             outcome.words_entered_again,
             outcome.words_planned
@@ -239,6 +239,21 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         )
     )?;
     failed(&outcome)
+}
+
+/// "entered 178 of 178 words", and ", 22 of them twice" when some went in again: `entered`
+/// counts every word acknowledged, `again` those that were a word's second entry (play's
+/// second pass; not the daemon's, which also counts strokes cut by a phone's going).
+fn entered_text(entered: usize, again: usize, planned: usize) -> String {
+    let words = entered.saturating_sub(again);
+    let mut text = format!(
+        "entered {words} of {planned} {}",
+        scramblebot::play::plural(planned, "word", "words")
+    );
+    if again > 0 {
+        text += &format!(", {again} of them twice");
+    }
+    text
 }
 
 /// What play's closing line says of the game's score: what it showed and which words it
@@ -443,6 +458,16 @@ async fn connect_and_hold(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_entered_again_are_not_counted_as_more_words() {
+        assert_eq!(super::entered_text(178, 0, 178), "entered 178 of 178 words");
+        assert_eq!(
+            super::entered_text(200, 22, 178),
+            "entered 178 of 178 words, 22 of them twice"
+        );
+        assert_eq!(super::entered_text(1, 0, 1), "entered 1 of 1 word");
+    }
 
     #[test]
     fn the_closing_line_tells_the_score_read_unread_and_never_read_surely() {
