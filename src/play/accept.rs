@@ -55,8 +55,8 @@ pub fn bounds(log: &[Entered], looks: &[ScoreLook]) -> Bounds {
     let log = &log[..log.len().min(WORDS)];
     let counted = (0..SETTLE_TRIES)
         .filter_map(|k| Counted::new(log, &looks, super::pacing::SETTLE * (1 << k)))
-        .find(|c| refusals(log, c, Duration::ZERO).is_some());
-    let Some(counted) = counted else {
+        .find_map(|c| Some((refusals(log, &c, Duration::ZERO)?, c)));
+    let Some((at_none, counted)) = counted else {
         return Bounds::default();
     };
     let steps = (MOST.as_millis() / STEP.as_millis()) as u32;
@@ -67,7 +67,7 @@ pub fn bounds(log: &[Entered], looks: &[ScoreLook]) -> Bounds {
     }
     let last = last_where(0, steps, |k| r(k).is_some());
     let at_least = r(last).unwrap_or(0) + EXTRA;
-    let above = (r(0).unwrap_or(0) >= at_least)
+    let above = (at_none >= at_least)
         .then(|| STEP * last_where(0, last, |k| r(k).is_some_and(|n| n >= at_least)));
     Bounds {
         above,

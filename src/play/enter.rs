@@ -267,20 +267,10 @@ pub async fn enter(
     // The words the score said went untaken, entered again while the clock allows, unhurried
     // and told apart by the looks, so that one still not taken is known refused.
     if let Some(w) = watch.as_mut().filter(|_| !suspects.is_empty()) {
-        // The round goes on: its clock (and what its Freezes added), its Freezes where they
-        // fall due, those left to use.
-        let mut later = settings.clone();
         let freezes = outcome.freezes.len() as u32;
-        let again = plan.only(&suspects, deadline + later.freeze_adds * freezes);
-        // The schedule's round time, never before the last Freeze's (which it stops).
-        later.last_freeze = outcome.freezes.last().map(|&t| Duration::from_secs_f64(t));
-        later.round_time_before = start
-            .elapsed()
-            .saturating_sub(later.freeze_adds * freezes)
-            .max(later.last_freeze.unwrap_or_default());
-        later.freeze_uses = later.freeze_uses.map(|n| n.saturating_sub(freezes));
+        let again = plan.only(&suspects, deadline + settings.freeze_adds * freezes);
         let pauses = AgainPauses::new(settings.gap.get(), w.look_every(), &again.words);
-        later.gap = pacing::Gap::new(pauses.calm);
+        let later = settings_after(&settings, &outcome, start.elapsed(), pauses.calm);
         let gap = later.gap.clone();
         on(Event::Note(format!(
             "the game's score says some words went untaken: entering {} again",
@@ -300,14 +290,7 @@ pub async fn enter(
         };
         // Looks for the verdicts only: the pace is not learned from words spaced for judging.
         let (second, ()) = tokio::join!(second, w.run(done, &log, None));
-        outcome.words_entered += second.words_entered;
-        outcome.words_entered_again = second.words_entered;
-        outcome.freezes.extend(&second.freezes);
-        outcome.elapsed_secs = start.elapsed().as_secs_f64();
-        if second.stop != Stop::AllWords {
-            outcome.stop = second.stop;
-            outcome.error = second.error;
-        }
+        add_again(&mut outcome, second, start.elapsed());
     }
     outcome.gap_ms = settings.gap.get().as_secs_f64() * 1e3;
     let first_touch = injector.first_touch().map(|t| t.into_std());
@@ -327,6 +310,39 @@ pub async fn enter(
         score_looked,
         judged,
     })
+}
+
+/// The settings for the words entered again after the first pass (`outcome`), `elapsed`
+/// into the round, each followed by `pause` at least: the round goes on, its clock (and what
+/// its Freezes added), its Freezes where they fall due, those left to use.
+fn settings_after(
+    settings: &RoundSettings,
+    outcome: &RoundOutcome,
+    elapsed: Duration,
+    pause: Duration,
+) -> RoundSettings {
+    let mut later = settings.clone();
+    let freezes = outcome.freezes.len() as u32;
+    // The schedule's round time, never before the last Freeze's (which it stops).
+    later.last_freeze = outcome.freezes.last().map(|&t| Duration::from_secs_f64(t));
+    later.round_time_before = elapsed
+        .saturating_sub(later.freeze_adds * freezes)
+        .max(later.last_freeze.unwrap_or_default());
+    later.freeze_uses = later.freeze_uses.map(|n| n.saturating_sub(freezes));
+    later.gap = pacing::Gap::new(pause);
+    later
+}
+
+/// The round's outcome with the words entered again (`second`) added, `elapsed` into it.
+fn add_again(outcome: &mut RoundOutcome, second: RoundOutcome, elapsed: Duration) {
+    outcome.words_entered += second.words_entered;
+    outcome.words_entered_again = second.words_entered;
+    outcome.freezes.extend(&second.freezes);
+    outcome.elapsed_secs = elapsed.as_secs_f64();
+    if second.stop != Stop::AllWords {
+        outcome.stop = second.stop;
+        outcome.error = second.error;
+    }
 }
 
 /// Looks at the screen while a round's words go in: that the board still shows (the round
