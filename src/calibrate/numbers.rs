@@ -42,6 +42,8 @@ pub struct Watch {
     /// rows only: the score is found on the last and must hold on them all.
     recent: VecDeque<RgbaImage>,
     book: Option<DigitBook>,
+    /// When the clock was found (0 when given).
+    found_at: f64,
 }
 
 /// Looks kept to tell the score from a flash: about three seconds at calibrate's pace.
@@ -65,6 +67,7 @@ impl Watch {
             countdown: Countdown::default(),
             recent: VecDeque::new(),
             book: None,
+            found_at: 0.0,
         }
     }
 
@@ -76,6 +79,7 @@ impl Watch {
                 self.changes.see(at, img);
                 if self.changes.looks >= CLOCK_LOOKS {
                     self.clock = clock_box(&self.changes);
+                    self.found_at = at;
                 }
             }
             Some(area) => {
@@ -99,6 +103,7 @@ impl Watch {
 
     /// What was found after `secs` of watching, with a line each for the user.
     pub fn finish(self, secs: f64) -> Numbers {
+        let found_at = self.found_at;
         let (skip, countdown, recent) = (self.skip, self.countdown, self.recent);
         let last = recent.back();
         let (found, book, score) = (self.clock, self.book, self.score);
@@ -117,8 +122,10 @@ impl Watch {
         let place = |a: Area| format!("[{}, {}, {}, {}]", a.x0, a.y0, a.x1, a.y1);
         let Some(book) = book else {
             about.push(format!(
-            "clock at {}, its digits not learned in {secs:.0} s ({} looks were no m:ss): the score and clock will not be read",
+            "clock at {} (found after {:.0} s), its digits not learned in {secs:.0} s ({}; {} looks were no clock): the score and clock will not be read",
             place(clock),
+            found_at,
+            countdown.trouble().unwrap_or("no book"),
             countdown.not_clocks
         ));
             return Numbers {
@@ -267,23 +274,22 @@ impl Changes {
         let (group, boxes) = merge_near(&boxes);
         let component: Vec<Option<usize>> =
             component.into_iter().map(|c| c.map(|c| group[c])).collect();
-        let mut times: Vec<Vec<f64>> = vec![Vec::new(); boxes.len()];
+        // Per part, the looks it changed in and how many of its cells each changed.
+        let mut changes: Vec<Vec<(f64, usize)>> = vec![Vec::new(); boxes.len()];
         for (at, cells) in &self.events {
             let mut hit: Vec<usize> = cells
                 .iter()
                 .filter_map(|&c| component[c as usize])
                 .collect();
             hit.sort_unstable();
-            hit.dedup();
-            for k in hit {
-                times[k].push(*at);
+            for same in hit.chunk_by(|a, b| a == b) {
+                changes[same[0]].push((*at, same.len()));
             }
         }
-        let mut parts: Vec<(usize, Area)> = times
+        let mut parts: Vec<(usize, Area)> = changes
             .iter()
             .zip(boxes)
-            .filter(|(t, _)| once_a_second(t))
-            .map(|(t, b)| (t.len(), b))
+            .filter_map(|(c, b)| ticks(c).map(|n| (n, b)))
             .collect();
         parts.sort_by_key(|&(n, _)| std::cmp::Reverse(n));
         parts.into_iter().map(|(_, b)| b).collect()
@@ -375,6 +381,37 @@ fn merge_near(boxes: &[Area]) -> (Vec<usize>, Vec<Area>) {
         group.iter().map(|&g| index(g)).collect(),
         kept.iter().filter_map(|&k| merged[k]).collect(),
     )
+}
+
+/// Changes of a part (when, and how many of its cells) that hold fewer than this many
+/// looks at a size are too few to be told a clock's ticks by their size alone.
+const MIN_SIZED_TICKS: usize = 6;
+
+/// How many of a part's `changes` (when, how many of its cells; ascending in time) are the
+/// ticks of a clock's seconds, when they come once a second at one phase of it; `None` when
+/// they do not. A screenshot's noise (a JPEG's, its quality wandering from look to look)
+/// changes a few cells along a number's edges on most looks; a tick changes a digit's
+/// strokes: the changes of the size of the smallest tick and above are the ticks, tried
+/// from all of them to the largest few.
+fn ticks(changes: &[(f64, usize)]) -> Option<usize> {
+    let times = |least: usize| -> Vec<f64> {
+        changes
+            .iter()
+            .filter(|&&(_, n)| n >= least)
+            .map(|&(t, _)| t)
+            .collect()
+    };
+    let all = times(0);
+    if once_a_second(&all) {
+        return Some(all.len());
+    }
+    let mut sizes: Vec<usize> = changes.iter().map(|&(_, n)| n).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes.into_iter().skip(1).find_map(|least| {
+        let kept = times(least);
+        (kept.len() >= MIN_SIZED_TICKS && once_a_second(&kept)).then_some(kept.len())
+    })
 }
 
 /// Whether changes at `times` (seconds, ascending) come once a second, at one phase of it.
@@ -525,9 +562,39 @@ pub fn clock_box(changes: &Changes) -> Option<Area> {
     let parts = changes.ticking();
     // An m:ss clock over any part that ticks, before a clock of seconds only (which a label
     // pushed about by the clock beside it could pass for).
+    // A part may hold a label above or below the number (centred over a clock of
+    // proportional digits, it moves when the clock does): each line of the part's ink is
+    // tried, the tallest first.
+    let seeds: Vec<Area> = parts.iter().flat_map(|&p| lines_of(img, p)).collect();
     [true, false]
         .into_iter()
-        .find_map(|mss| parts.iter().find_map(|&p| clock_over(img, p, mss)))
+        .find_map(|mss| seeds.iter().find_map(|&p| clock_over(img, p, mss)))
+}
+
+/// The lines of ink in `part` of `img`: its rows cut where no pixel across it is ink, each
+/// line's rows, the tallest first (the whole part when it is one line).
+fn lines_of(img: &RgbaImage, part: Area) -> Vec<Area> {
+    let paper = paper_around(img, part);
+    let inked = |y: u32| {
+        (part.x0..part.x1.min(img.width())).any(|x| light(img, x, y).abs_diff(paper) > INK_OFF)
+    };
+    let mut lines: Vec<Area> = Vec::new();
+    let mut start = None;
+    for y in part.y0..=part.y1.min(img.height()) {
+        match (start, y < part.y1.min(img.height()) && inked(y)) {
+            (None, true) => start = Some(y),
+            (Some(y0), false) => {
+                lines.push(Area { y0, y1: y, ..part });
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if lines.len() < 2 {
+        return vec![part];
+    }
+    lines.sort_by_key(|a| std::cmp::Reverse(a.y1 - a.y0));
+    lines
 }
 
 /// The clock's box over `ticking`: m:ss (when `mss`) or seconds only.
@@ -610,8 +677,9 @@ fn more_before(cut: &digits::Cut, tens: usize, height: u32) -> bool {
         .ink
         .iter()
         .any(|r| r.x0 >= before.x1 && r.x1 <= after.x0 && r.x1 > r.x0);
-    // A digit of the same face: as tall, its top and foot in line with the tens', no wider.
-    let off = 0.08 * h;
+    // A digit of the same face: as tall, its top and foot in line with the tens' (a pixel
+    // off at the least: a small face's edges round either way), no wider.
+    let off = (0.08 * h).max(1.0);
     let digit = (before.y0 as f32 - after.y0 as f32).abs() <= off
         && (before.y1 as f32 - after.y1 as f32).abs() <= off
         && (before.x1 - before.x0) as f32 <= 1.3 * (after.x1 - after.x0).max(1) as f32;
@@ -1025,6 +1093,38 @@ mod tests {
         let twice: Vec<f64> = (0..12).map(|k| 0.5 * f64::from(k)).collect();
         assert!(!once_a_second(&twice));
         assert!(!once_a_second(&ticks[..2]));
+    }
+
+    /// A JPEG's noise changes a few of a number's cells on most looks; its ticks change a
+    /// digit's strokes once a second: the ticks are told by their size.
+    #[test]
+    fn ticks_are_told_from_a_screenshots_noise_by_their_size() {
+        let mut changes = Vec::new();
+        for look in 0..80u32 {
+            let at = f64::from(look) * 0.25 + 0.1;
+            let tick = look % 4 == 0;
+            let noise = look % 3 != 2;
+            if tick || noise {
+                changes.push((at, if tick { 40 } else { 3 + (look % 5) as usize }));
+            }
+        }
+        assert!(!once_a_second(
+            &changes.iter().map(|c| c.0).collect::<Vec<_>>()
+        ));
+        assert_eq!(ticks(&changes), Some(20));
+        // Words entered at uneven times, each changing many cells, under the same noise:
+        // no size of change comes once a second.
+        let words = [
+            0.3, 1.9, 2.4, 4.8, 5.1, 7.7, 8.0, 10.6, 12.2, 12.9, 15.5, 17.0,
+        ];
+        let noisy: Vec<(f64, usize)> = (0..80u32)
+            .map(|look| {
+                let at = f64::from(look) * 0.25;
+                let word = words.iter().any(|w| (w - at).abs() < 0.125);
+                (at, if word { 60 } else { 2 + (look % 7) as usize })
+            })
+            .collect();
+        assert_eq!(ticks(&noisy), None);
     }
 
     #[test]

@@ -928,6 +928,41 @@ impl Countdown {
         best.filter(|_| !tied).map(|(_, _, book)| book)
     }
 
+    /// Why no book is known yet, for the user: the first thing missing of what `book`
+    /// needs; `None` once there is a book.
+    pub fn trouble(&self) -> Option<&'static str> {
+        if self.book().is_some() {
+            return None;
+        }
+        let borrows: Vec<(usize, usize)> = self
+            .steps
+            .iter()
+            .filter(|s| s.2)
+            .map(|&(zero, nine, _)| (zero, nine))
+            .collect();
+        if self.steps.is_empty() {
+            return Some("the seconds were never seen to change");
+        }
+        if borrows.is_empty() {
+            return Some("no step from 0 to 9 seen: the tens never told apart");
+        }
+        let labels: Vec<Vec<Option<u8>>> = borrows
+            .iter()
+            .filter_map(|&(zero, nine)| self.labels(zero, nine))
+            .collect();
+        if labels.is_empty() {
+            return Some("its steps contradict each other");
+        }
+        let books: Vec<DigitBook> = labels.iter().filter_map(|l| self.book_of(l)).collect();
+        if books.is_empty() {
+            return Some("not every digit was seen, or two were drawn alike");
+        }
+        if books.iter().all(|b| self.keeps_time(b).is_none()) {
+            return Some("no book read its looks as one countdown");
+        }
+        Some("two books read its looks equally well")
+    }
+
     /// How many of the clock's looks `book` reads surely, when it reads them as one
     /// countdown: each look's seconds plus its time within `KEEPS_TIME` of every other's.
     /// `None` when they are not, or when it reads none of them (a book shifted by a digit,
