@@ -18,7 +18,7 @@ use scramblebot::daemon::{self, Event, Options, Profiles};
 use scramblebot::profile::Profile;
 use tokio::signal::unix::{SignalKind, signal};
 
-use super::{BadInput, OrderArg, RouteArg, bad, chosen_profile, ipv4, on_round_runtime};
+use super::{BadInput, OrderArg, RouteArg, bad, chosen_profile, on_round_runtime, phone_addr};
 
 #[derive(clap::Args, Debug)]
 pub struct DaemonArgs {
@@ -81,7 +81,7 @@ fn options(args: &DaemonArgs) -> anyhow::Result<Options> {
     };
     let mut connect = config.connect.clone();
     for c in &args.connect {
-        connect.push(ipv4("--connect", c, None)?);
+        connect.push(phone_addr("--connect", c)?);
     }
     let cwd = std::env::current_dir()?;
     let config_dir = super::config_dir();

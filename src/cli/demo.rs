@@ -253,13 +253,7 @@ fn daemon_demo(args: &DemoArgs, first: Model, phones: u32, t: Times) -> anyhow::
         profiles.insert(sim.addr().to_string(), demo_profile(model, t)?);
         sims.push(sim);
     }
-    let connect = sims
-        .iter()
-        .filter_map(|s| match s.addr() {
-            std::net::SocketAddr::V4(a) => Some(a),
-            std::net::SocketAddr::V6(_) => None,
-        })
-        .collect();
+    let connect = sims.iter().map(|s| s.addr()).collect();
     let opts = Options {
         server: std::net::SocketAddrV4::new([127, 0, 0, 1].into(), 5037),
         connect,

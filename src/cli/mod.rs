@@ -191,7 +191,7 @@ impl PhoneArgs {
             connect: self
                 .connect
                 .as_deref()
-                .map(|c| ipv4("--connect", c, None))
+                .map(|c| phone_addr("--connect", c))
                 .transpose()?,
         })
     }
@@ -399,6 +399,26 @@ fn ipv4(
             })
         })
         .ok_or_else(|| BadInput(anyhow::anyhow!("{what} {text:?} is not HOST:PORT")))
+}
+
+/// A TCP phone's address as `adb connect` takes it: `HOST:PORT`, the host a name, an IPv4
+/// address or an IPv6 one in brackets (`[::1]:5555`); a name is looked up, IPv4 first.
+fn phone_addr(what: &str, text: &str) -> Result<std::net::SocketAddr, BadInput> {
+    use std::net::ToSocketAddrs;
+    let found: Vec<std::net::SocketAddr> = text
+        .to_socket_addrs()
+        .map_err(|_| {
+            BadInput(anyhow::anyhow!(
+                "{what} {text:?} is not HOST:PORT (an IPv6 address goes in brackets: [::1]:5555)"
+            ))
+        })?
+        .collect();
+    found
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(found.first())
+        .copied()
+        .ok_or_else(|| BadInput(anyhow::anyhow!("{what} {text:?}: no address found")))
 }
 
 /// A screenshot file (PNG, JPEG or raw screencap); a file that cannot be read or decoded is
@@ -652,6 +672,23 @@ mod tests {
         ];
         let cli = super::Cli::try_parse_from(args);
         assert!(cli.is_ok(), "{:?}", cli.err());
+    }
+
+    #[test]
+    fn a_phone_is_reached_by_ipv4_ipv6_or_name() {
+        let addr = |text: &str| super::phone_addr("--connect", text);
+        assert_eq!(
+            addr("192.168.1.20:5555").unwrap(),
+            "192.168.1.20:5555".parse().unwrap()
+        );
+        let v6 = addr("[::1]:5555").unwrap();
+        assert!(v6.is_ipv6() && v6.port() == 5555, "{v6}");
+        let named = addr("localhost:5037").unwrap();
+        assert!(named.ip().is_loopback() && named.port() == 5037, "{named}");
+        for bad in ["phone", "1.2.3.4:99999", "[::1]"] {
+            let said = addr(bad).unwrap_err().to_string();
+            assert!(said.contains("is not HOST:PORT"), "{bad}: {said}");
+        }
     }
 
     #[test]

@@ -12,7 +12,6 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::net::SocketAddrV4;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -21,7 +20,7 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DaemonConfig {
     pub rounds: Option<u32>,
-    pub connect: Vec<SocketAddrV4>,
+    pub connect: Vec<std::net::SocketAddr>,
     pub history: Option<PathBuf>,
     /// Profile names by serial.
     pub phones: BTreeMap<String, String>,
@@ -81,8 +80,8 @@ impl DaemonConfig {
             .connect
             .iter()
             .map(|c| {
-                c.parse::<SocketAddrV4>()
-                    .map_err(|_| err(format!("connect: {c:?} is not IP:PORT")))
+                c.parse::<std::net::SocketAddr>()
+                    .map_err(|_| err(format!("connect: {c:?} is not IP:PORT ([IPV6]:PORT)")))
             })
             .collect::<Result<_, _>>()?;
         for (serial, name) in &raw.phones {

@@ -50,7 +50,7 @@ pub enum Profiles {
 pub struct Options {
     pub server: SocketAddrV4,
     /// TCP phones to keep connected through the server.
-    pub connect: Vec<SocketAddrV4>,
+    pub connect: Vec<std::net::SocketAddr>,
     /// Only these phones (by serial); `None`: every phone.
     pub only: Option<HashSet<String>>,
     pub profiles: Profiles,
@@ -312,7 +312,7 @@ pub async fn run(
     let mut stop_wait = stop.clone();
     let mut attached: Vec<String> = Vec::new();
     // The phones of `opts.connect` not reached, and why, as last said.
-    let mut unreachable: HashMap<SocketAddrV4, String> = HashMap::new();
+    let mut unreachable: HashMap<std::net::SocketAddr, String> = HashMap::new();
     loop {
         if *stop.borrow() && tasks.is_empty() {
             break;

@@ -133,7 +133,7 @@ pub async fn devices(server: SocketAddrV4) -> Result<Vec<Attached>, PhoneError> 
 }
 
 /// Asks the server to connect the TCP phone at `target` (`adb connect`).
-pub async fn connect(server: SocketAddrV4, target: SocketAddrV4) -> Result<(), PhoneError> {
+pub async fn connect(server: SocketAddrV4, target: std::net::SocketAddr) -> Result<(), PhoneError> {
     let said = ask(server, &format!("host:connect:{target}")).await?;
     if said.starts_with("connected to") || said.starts_with("already connected to") {
         Ok(())
@@ -220,10 +220,15 @@ mod tests {
             .collect();
         assert_eq!(got, [("127.0.0.1:5555", true), ("R58", false)]);
 
-        let target: SocketAddrV4 = "127.0.0.1:7".parse().unwrap();
+        let target: std::net::SocketAddr = "127.0.0.1:7".parse().unwrap();
         let (addr, served) = fake_server(b"OKAY0024failed to connect to 127.0.0.1:7: no").await;
         let err = connect(addr, target).await.unwrap_err();
         assert_eq!(served.await.unwrap(), "host:connect:127.0.0.1:7");
+        // An IPv6 phone is asked for as adb writes it, in brackets.
+        let target: std::net::SocketAddr = "[::1]:5555".parse().unwrap();
+        let (addr, served) = fake_server(b"OKAY0017connected to [::1]:5555").await;
+        connect(addr, target).await.unwrap();
+        assert_eq!(served.await.unwrap(), "host:connect:[::1]:5555");
         assert!(matches!(err, PhoneError::Connect { .. }), "{err}");
 
         let (addr, _) = fake_server(b"FAIL0007no such").await;

@@ -67,7 +67,7 @@ pub enum PhoneError {
     #[error("phone {serial} is {state}, not ready (wait for it, or reconnect it)")]
     NotReady { serial: String, state: String },
     #[error("the adb server cannot connect to {addr}: {why}")]
-    Connect { addr: SocketAddrV4, why: String },
+    Connect { addr: SocketAddr, why: String },
     #[error("adb server: {call}: {why}")]
     AdbServer { call: String, why: String },
     #[error("the {route} route cannot be used on this phone: {why}")]
@@ -116,7 +116,7 @@ async fn blocking<T: Send + 'static>(
 
 /// Asks the adb server at `server` (started if it is on loopback and not running) to connect
 /// the TCP phone at `target`, as `adb connect` does.
-pub async fn connect_tcp(server: SocketAddrV4, target: SocketAddrV4) -> Result<(), PhoneError> {
+pub async fn connect_tcp(server: SocketAddrV4, target: SocketAddr) -> Result<(), PhoneError> {
     // Making sure of the server first tells "no server" apart from "cannot reach the phone".
     ensure_server(server).await?;
     host::connect(server, target).await
@@ -134,7 +134,7 @@ pub struct ServerOptions {
     /// `-s SERIAL` (or ANDROID_SERIAL); `None`: the only phone attached.
     pub serial: Option<String>,
     /// `--connect HOST:PORT`: ask the server to attach this TCP phone first.
-    pub connect: Option<SocketAddrV4>,
+    pub connect: Option<SocketAddr>,
 }
 
 #[derive(Clone)]
