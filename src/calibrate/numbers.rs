@@ -44,7 +44,17 @@ pub struct Watch {
     book: Option<DigitBook>,
     /// When the clock was found (0 when given).
     found_at: f64,
+    /// Looks taken since the digits were learned, and when they were.
+    looks_with_book: u32,
+    learned_at: f64,
 }
+
+/// Looks between two searches for the score once the digits are known (one a second at
+/// calibrate's pace).
+const SCORE_EVERY: u32 = 4;
+/// Looks the score is looked for once the digits are known (ten seconds), before the watch
+/// ends without it (a game may show none).
+const SCORE_LOOKS: u32 = 40;
 
 /// Looks kept to tell the score from a flash: about three seconds at calibrate's pace.
 const STEADY_LOOKS: usize = 12;
@@ -68,11 +78,13 @@ impl Watch {
             recent: VecDeque::new(),
             book: None,
             found_at: 0.0,
+            looks_with_book: 0,
+            learned_at: 0.0,
         }
     }
 
     /// Takes the look `img`, at `at` seconds on any steady clock; true once the digits are
-    /// learned (nothing more to watch for).
+    /// learned and the score found, or looked for long enough (nothing more to watch for).
     pub fn see(&mut self, at: f64, img: RgbaImage) -> bool {
         match self.clock {
             None => {
@@ -95,15 +107,29 @@ impl Watch {
                 };
                 let top = image::imageops::crop_imm(&img, 0, 0, img.width(), rows).to_image();
                 self.recent.push_back(top);
-                self.book = self.countdown.book();
+                if self.book.is_none() {
+                    self.book = self.countdown.book();
+                    self.learned_at = at;
+                }
+                // Once the digits are known, the score is looked for about once a second
+                // until found: it may be hidden a moment (a burst over it, counting up).
+                self.looks_with_book += u32::from(self.book.is_some());
+                if self.score.is_none()
+                    && self.looks_with_book % SCORE_EVERY == 1
+                    && let (Some(book), Some(last)) = (&self.book, self.recent.back())
+                {
+                    let recent = &self.recent;
+                    self.score =
+                        score_box_where(last, book, self.skip, area, |a| steady(recent, book, a));
+                }
             }
         }
-        self.book.is_some()
+        self.book.is_some() && (self.score.is_some() || self.looks_with_book >= SCORE_LOOKS)
     }
 
     /// What was found after `secs` of watching, with a line each for the user.
     pub fn finish(self, secs: f64) -> Numbers {
-        let found_at = self.found_at;
+        let (found_at, learned_at) = (self.found_at, self.learned_at);
         let (skip, countdown, recent) = (self.skip, self.countdown, self.recent);
         let last = recent.back();
         let (found, book, score) = (self.clock, self.book, self.score);
@@ -136,8 +162,9 @@ impl Watch {
             };
         };
         about.push(format!(
-            "clock at {}: its ten digits learned in {secs:.0} s",
-            place(clock)
+            "clock at {}: its ten digits learned in {:.0} s",
+            place(clock),
+            learned_at
         ));
         // The clock read back with the digits just learned, as play will read it: a box that
         // takes in more than the number (an icon beside it) is said now, not found out in play.

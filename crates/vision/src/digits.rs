@@ -953,9 +953,13 @@ impl Countdown {
         if labels.is_empty() {
             return Some("its steps contradict each other");
         }
+        let whole = |l: &Vec<Option<u8>>| (0..10).all(|d| l.contains(&Some(d)));
+        if !labels.iter().any(whole) {
+            return Some("not every digit was seen to tick into the next");
+        }
         let books: Vec<DigitBook> = labels.iter().filter_map(|l| self.book_of(l)).collect();
         if books.is_empty() {
-            return Some("not every digit was seen, or two were drawn alike");
+            return Some("two digits were drawn alike");
         }
         if books.iter().all(|b| self.keeps_time(b).is_none()) {
             return Some("no book read its looks as one countdown");
