@@ -17,8 +17,10 @@ use crate::solve::Solution;
 
 /// Time kept free at the end of the clock: a touch reaches the game a little after it is sent
 /// (through the adb server, more under load), and the virtual phones' referee saw the last
-/// sample of a word land 0.5 ms after the clock with none kept.
-const END_MARGIN: Duration = Duration::from_millis(150);
+/// sample of a word land 0.5 ms after the clock with none kept, and one land on the results
+/// screen with 150 ms kept (two phones played by one daemon while the whole test suite ran
+/// on two cores).
+const END_MARGIN: Duration = Duration::from_millis(300);
 
 /// One word to enter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -586,10 +588,10 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_freeze_due_just_before_the_clock_ends_is_waited_for() {
         let p = profile();
-        // Words through all 16 tiles (about 0.4 s each, judged 0.6 s with the margins); the
-        // clock would end at 2 s, a Freeze falls due at 1.79 s: some word before it will not
+        // Words through all 16 tiles (about 0.4 s each, judged 0.8 s with the margins); the
+        // clock would end at 2 s, a Freeze falls due at 1.6 s: some word before it will not
         // fit, and the Freeze that comes before the clock ends is waited for.
-        let (round, s) = (2.0, settings(1.79, 1.0));
+        let (round, s) = (2.0, settings(1.6, 1.0));
         let snake = vec![0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11, 15, 14, 13, 12];
         let long: Vec<PlannedWord> = words(100)
             .into_iter()
@@ -603,7 +605,7 @@ mod tests {
         let out = play_round(&mut rec, &plan(&p, long, round), &s, stop, &mut |_| {}).await;
         assert_eq!(out.stop, Stop::Clock);
         assert_eq!(out.freezes.len(), 1, "{:?}", out.freezes);
-        assert!((1.79..1.9).contains(&out.freezes[0]), "{:?}", out.freezes);
+        assert!((1.6..1.7).contains(&out.freezes[0]), "{:?}", out.freezes);
         // Words went on on the clock the Freeze lengthened.
         assert!(out.elapsed_secs > 2.2, "{}", out.elapsed_secs);
         assert!(rec.touches.last().unwrap().0 < Duration::from_secs(3));
