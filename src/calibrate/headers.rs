@@ -180,6 +180,17 @@ mod tests {
     use super::*;
     use crate::vision::corpus::{self, second};
 
+    /// The header generator's typefaces; `None` (the test skipped, as CI refuses) when one is
+    /// not installed.
+    fn faces() -> Option<Vec<Face>> {
+        let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
+        if faces.len() < second::FACES.len() {
+            crate::testing::skip("the header generator's typefaces", second::PACKAGES);
+            return None;
+        }
+        Some(faces)
+    }
+
     /// Headers of the development seed (1) whose clock stands beside something: a label a
     /// word's space before a seconds-only clock (#4), a stopwatch 0.71 of a digit's height
     /// before a 17-pixel one on a 1200-wide screen, under JPEG (#2), a 75-pixel clock in a
@@ -188,10 +199,7 @@ mod tests {
     /// hourglass was taken for a clock of one digit).
     #[test]
     fn a_clock_beside_a_label_or_an_icon_is_found_learned_and_read_on_every_look() {
-        let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
-        if faces.len() < second::FACES.len() {
-            return crate::testing::skip("the header generator's typefaces", second::PACKAGES);
-        }
+        let Some(faces) = faces() else { return };
         for index in [4, 2, 25, 205] {
             let run = run_one(&faces, 1, index).expect("a header");
             assert!(run.digits_learned, "#{index}: {:?}", run.about);
@@ -212,10 +220,7 @@ mod tests {
     /// was found; each is now found, learned and read on every look.
     #[test]
     fn a_clock_under_a_label_or_a_wandering_jpeg_is_found_and_read_on_every_look() {
-        let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
-        if faces.len() < second::FACES.len() {
-            return crate::testing::skip("the header generator's typefaces", second::PACKAGES);
-        }
+        let Some(faces) = faces() else { return };
         for index in [153, 45, 26] {
             let run = run_one(&faces, 1, index).expect("a header");
             assert_eq!(
@@ -239,10 +244,7 @@ mod tests {
     /// each is found and read on every look.
     #[test]
     fn a_score_unread_when_the_digits_are_learned_is_found_on_a_later_look() {
-        let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
-        if faces.len() < second::FACES.len() {
-            return crate::testing::skip("the header generator's typefaces", second::PACKAGES);
-        }
+        let Some(faces) = faces() else { return };
         for index in [70, 1] {
             let run = run_one(&faces, 1, index).expect("a header");
             assert_eq!(
@@ -263,10 +265,7 @@ mod tests {
     /// read at all: never a wrong one.
     #[test]
     fn an_mss_clock_whose_colon_is_lost_is_never_read_as_seconds_only() {
-        let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
-        if faces.len() < second::FACES.len() {
-            return crate::testing::skip("the header generator's typefaces", second::PACKAGES);
-        }
+        let Some(faces) = faces() else { return };
         for (index, least_right) in [(202, LOOKS * 8 / 10), (298, 0)] {
             let run = run_one(&faces, 3, index).expect("a header");
             let (right, wrong) = (run.clock.right, run.clock.wrong);
@@ -285,10 +284,7 @@ mod tests {
     /// burst hides it a moment), never wrong.
     #[test]
     fn a_score_beside_an_icon_is_found_and_a_flashed_word_is_not_taken_for_it() {
-        let faces = corpus::load_named(std::path::Path::new("/usr/share/fonts"), &second::FACES);
-        if faces.len() < second::FACES.len() {
-            return crate::testing::skip("the header generator's typefaces", second::PACKAGES);
-        }
+        let Some(faces) = faces() else { return };
         for index in [67, 50] {
             let run = run_one(&faces, 1, index).expect("a header");
             assert!(run.score_found, "#{index}: {:?}", run.about);

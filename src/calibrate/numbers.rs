@@ -91,7 +91,9 @@ impl Watch {
                 self.changes.see(at, img);
                 if self.changes.looks >= CLOCK_LOOKS {
                     self.clock = clock_box(&self.changes);
-                    self.found_at = at;
+                    if self.clock.is_some() {
+                        self.found_at = at;
+                    }
                 }
             }
             Some(area) => {
@@ -109,7 +111,9 @@ impl Watch {
                 self.recent.push_back(top);
                 if self.book.is_none() {
                     self.book = self.countdown.book();
-                    self.learned_at = at;
+                    if self.book.is_some() {
+                        self.learned_at = at;
+                    }
                 }
                 // Once the digits are known, the score is looked for about once a second
                 // until found: it may be hidden a moment (a burst over it, counting up).
@@ -587,12 +591,12 @@ pub fn line_around(img: &RgbaImage, seed: Area) -> Area {
 pub fn clock_box(changes: &Changes) -> Option<Area> {
     let img = changes.last()?;
     let parts = changes.ticking();
-    // An m:ss clock over any part that ticks, before a clock of seconds only (which a label
-    // pushed about by the clock beside it could pass for).
     // A part may hold a label above or below the number (centred over a clock of
     // proportional digits, it moves when the clock does): each line of the part's ink is
     // tried, the tallest first.
     let seeds: Vec<Area> = parts.iter().flat_map(|&p| lines_of(img, p)).collect();
+    // An m:ss clock over any part that ticks, before a clock of seconds only (which a label
+    // pushed about by the clock beside it could pass for).
     [true, false]
         .into_iter()
         .find_map(|mss| seeds.iter().find_map(|&p| clock_over(img, p, mss)))

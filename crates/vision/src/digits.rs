@@ -1398,7 +1398,19 @@ mod tests {
     fn too_few_looks_teach_nothing_and_a_still_clock_teaches_nothing() {
         let font = FontRef::try_from_slice(dejavu::sans::bold()).unwrap();
         // 8 s without a borrow (1:57 to 1:50 is reached at 7 s: 1:58 to 1:51 is not).
-        assert!(learn(&font, 118, 32, 44.0).book().is_none());
+        let short = learn(&font, 118, 32, 44.0);
+        assert!(short.book().is_none());
+        // calibrate says why.
+        assert_eq!(
+            short.trouble(),
+            Some("no step from 0 to 9 seen: the tens never told apart")
+        );
+        // 1:52 to 1:48: the borrow from 1:50 to 1:49 is seen, 3 to 7 are not yet.
+        assert_eq!(
+            learn(&font, 112, 20, 44.0).trouble(),
+            Some("not every digit was seen to tick into the next")
+        );
+        assert_eq!(learn(&font, 117, 80, 44.0).trouble(), None);
         // A frozen clock: the same drawing every look.
         let mut c = Countdown::default();
         let img = drawn(&font, "1:30", 44.0, [255, 255, 255], [30, 60, 120]);
@@ -1406,6 +1418,7 @@ mod tests {
             c.see(f64::from(k) * 0.25, &cut(&img, all(&img)));
         }
         assert!(c.book().is_none());
+        assert_eq!(c.trouble(), Some("the seconds were never seen to change"));
         // Looks two seconds apart may straddle two ticks: they tie nothing.
         let mut c = Countdown::default();
         for k in 0..40u32 {
