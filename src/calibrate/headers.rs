@@ -191,6 +191,22 @@ mod tests {
         Some(faces)
     }
 
+    /// Headers `indices` of the development seed (1), each number `of` them read surely and
+    /// right on every look.
+    fn every_look_right(faces: &[Face], indices: &[u64], of: fn(&HeaderRun) -> Reads) {
+        for &index in indices {
+            let run = run_one(faces, 1, index).expect("a header");
+            let reads = of(&run);
+            assert_eq!(
+                (reads.right, reads.wrong),
+                (LOOKS, 0),
+                "#{index} {}: {:?}",
+                run.description,
+                run.about
+            );
+        }
+    }
+
     /// Headers of the development seed (1) whose clock stands beside something: a label a
     /// word's space before a seconds-only clock (#4), a stopwatch 0.71 of a digit's height
     /// before a 17-pixel one on a 1200-wide screen, under JPEG (#2), a 75-pixel clock in a
@@ -221,16 +237,7 @@ mod tests {
     #[test]
     fn a_clock_under_a_label_or_a_wandering_jpeg_is_found_and_read_on_every_look() {
         let Some(faces) = faces() else { return };
-        for index in [153, 45, 26] {
-            let run = run_one(&faces, 1, index).expect("a header");
-            assert_eq!(
-                (run.clock.right, run.clock.wrong),
-                (LOOKS, 0),
-                "#{index} {}: {:?}",
-                run.description,
-                run.about
-            );
-        }
+        every_look_right(&faces, &[153, 45, 26], |run| run.clock);
         // A 17-pixel m:ss clock whose colon a look loses ("2:34" cut as "2 34"), its minutes
         // a pixel off the seconds' line: read 34 for 2:34 on 34 looks when taken for a
         // clock of seconds only; now read with its minutes or not at all.
@@ -245,16 +252,7 @@ mod tests {
     #[test]
     fn a_score_unread_when_the_digits_are_learned_is_found_on_a_later_look() {
         let Some(faces) = faces() else { return };
-        for index in [70, 1] {
-            let run = run_one(&faces, 1, index).expect("a header");
-            assert_eq!(
-                (run.score.right, run.score.wrong),
-                (LOOKS, 0),
-                "#{index} {}: {:?}",
-                run.description,
-                run.about
-            );
-        }
+        every_look_right(&faces, &[70, 1], |run| run.score);
     }
 
     /// Headers of the second development seed (3) whose m:ss clock's colon is lost to a
