@@ -3,7 +3,8 @@
 //!
 //!     cargo run --release --example header_dump -- SEED INDEX OUT.png
 //!
-//! Development seeds only (1 and 3): seed 2 is the check, measured and never looked into.
+//! When no clock was found, it lists what ticked. Development seeds only (1 and 3): seed 2 is
+//! the check, measured and never looked into.
 
 use scramblebot::calibrate::headers;
 use scramblebot::vision::corpus::{self, header, second};
@@ -26,6 +27,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("  {line}");
     }
     println!("  watched {t:.2} s; shown then {:?}", h.shown(t));
+    if found.clock.is_none() {
+        ticking(&h, t);
+    }
     let at = std::env::var("AT")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -82,4 +86,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// What changed once a second over the watch's `secs` (the parts calibrate takes the clock
+/// from), each with the glyphs its line of ink cuts into: why no clock was found.
+fn ticking(h: &header::Header, secs: f64) {
+    use scramblebot::calibrate::numbers::{Changes, line_around};
+    let [x0, y0, x1, y1] = h.board;
+    let mut changes = Changes::new(h.width, h.height, Area { x0, y0, x1, y1 });
+    let mut t = 0.0;
+    while t < secs {
+        changes.see(t, h.frame(t));
+        t += 0.25;
+    }
+    let Some(img) = changes.last() else { return };
+    let parts = changes.ticking();
+    println!("  {} parts tick once a second", parts.len());
+    for p in parts {
+        let line = line_around(img, p);
+        let cut = digits::cut(img, line);
+        println!(
+            "    [{}, {}, {}, {}]: line [{}, {}, {}, {}], {} glyphs, colons before {:?}",
+            p.x0,
+            p.y0,
+            p.x1,
+            p.y1,
+            line.x0,
+            line.y0,
+            line.x1,
+            line.y1,
+            cut.glyphs.len(),
+            cut.colons
+        );
+    }
 }
