@@ -12,7 +12,7 @@ use std::io::IsTerminal;
 use anyhow::Context;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use scramblebot::daemon::config::DaemonConfig;
-use scramblebot::daemon::history::Ended;
+use scramblebot::daemon::history::{Ended, RoundRecord};
 use scramblebot::daemon::worker::WorkerOptions;
 use scramblebot::daemon::{self, Event, Options, Profiles};
 use scramblebot::profile::Profile;
@@ -408,39 +408,7 @@ fn line(event: &Event) -> Option<String> {
             words_left,
         } => format!("{serial}: back; board {board}, {words_left} words left"),
         Event::Progress { .. } => return None,
-        Event::RoundEnded { record: r } => format!(
-            "{}: entered {} of {} words ({} of {} points as scored by the solver{}{}{}{}), {}",
-            r.serial,
-            r.words_entered,
-            r.words_planned,
-            r.points_claimed,
-            r.max_points,
-            match r.points_seen {
-                Some(seen) if scramblebot::play::seen_short(seen, r.points_claimed) =>
-                    format!("; WARNING: the game shows only {seen}"),
-                Some(seen) => format!("; the game shows {seen}"),
-                // A profile that knows where the score is, and never read it surely.
-                None if r.score_looked => "; the game's score not read surely".into(),
-                None => String::new(),
-            },
-            match (r.words_taken, r.words_refused) {
-                (Some(t), Some(0) | None) => format!("; it took {}", plural(t as u32, "word")),
-                (Some(t), Some(n)) => format!(
-                    "; it took {}, refused {n} (not in its list)",
-                    plural(t as u32, "word")
-                ),
-                (None, _) => String::new(),
-            },
-            match r.words_unknown {
-                Some(n) if n > 0 => format!(", {n} not told apart by the score"),
-                _ => String::new(),
-            },
-            match r.words_entered_again {
-                0 => String::new(),
-                n => format!("; {} entered again", plural(n as u32, "word")),
-            },
-            ended(r.ended)
-        ),
+        Event::RoundEnded { record } => round_ended(record),
         Event::Skipped {
             serial,
             why,
@@ -482,6 +450,44 @@ fn line(event: &Event) -> Option<String> {
         Event::Note { text } => text.clone(),
     };
     Some(line)
+}
+
+/// The daemon's line for a round that ended: what it entered, what the game showed and took,
+/// and how it ended.
+fn round_ended(r: &RoundRecord) -> String {
+    format!(
+        "{}: entered {} of {} words ({} of {} points as scored by the solver{}{}{}{}), {}",
+        r.serial,
+        r.words_entered,
+        r.words_planned,
+        r.points_claimed,
+        r.max_points,
+        match r.points_seen {
+            Some(seen) if scramblebot::play::seen_short(seen, r.points_claimed) =>
+                format!("; WARNING: the game shows only {seen}"),
+            Some(seen) => format!("; the game shows {seen}"),
+            // A profile that knows where the score is, and never read it surely.
+            None if r.score_looked => "; the game's score not read surely".into(),
+            None => String::new(),
+        },
+        match (r.words_taken, r.words_refused) {
+            (Some(t), Some(0) | None) => format!("; it took {}", plural(t as u32, "word")),
+            (Some(t), Some(n)) => format!(
+                "; it took {}, refused {n} (not in its list)",
+                plural(t as u32, "word")
+            ),
+            (None, _) => String::new(),
+        },
+        match r.words_unknown {
+            Some(n) if n > 0 => format!(", {n} not told apart by the score"),
+            _ => String::new(),
+        },
+        match r.words_entered_again {
+            0 => String::new(),
+            n => format!("; {} entered again", plural(n as u32, "word")),
+        },
+        ended(r.ended)
+    )
 }
 
 #[cfg(test)]

@@ -452,21 +452,9 @@ impl Worker<'_> {
         // What the round tells: its progress and its notes, as the daemon's events.
         let events = self.events.clone();
         let on = &mut |e: play::Event| {
-            let event = match e {
-                play::Event::Progress(p) => Event::Progress {
-                    serial: serial.clone(),
-                    entered: p.entered,
-                    planned: p.planned,
-                    points: p.points,
-                    points_seen: p.points_seen,
-                    left_secs: p.left.as_secs_f64(),
-                },
-                play::Event::Note(n) => Event::Note {
-                    text: format!("{serial}: {n}"),
-                },
-                play::Event::Waiting { .. } => return,
-            };
-            let _ = events.send(event);
+            if let Some(event) = round_event(&serial, e) {
+                let _ = events.send(event);
+            }
         };
         let planned = round
             .plan(self.trie, self.profile, self.opts.order, state, on)
@@ -497,7 +485,6 @@ impl Worker<'_> {
         }
         let (played, words) = (&done.played, &done.words);
         let outcome = &played.outcome;
-        let score_moved = played.score.as_ref().map(|c| c.moved);
         if let Some(check) = played.score.as_ref().filter(|c| !c.moved) {
             let saved = self.save_screen(&check.screenshot, Kept::ScoreStill);
             self.emit(Event::ScoreStill {
@@ -506,13 +493,7 @@ impl Worker<'_> {
                 screenshot: saved,
             });
         }
-        let ended = match outcome.stop {
-            Stop::AllWords => Ended::AllWords,
-            Stop::Clock => Ended::Clock,
-            Stop::BoardGone => Ended::BoardGone,
-            Stop::Stopped => Ended::Stopped,
-            Stop::Failed => Ended::PhoneLost,
-        };
+        let ended = ended_by(outcome.stop);
         if ended == Ended::PhoneLost {
             let freeze_adds = Duration::from_secs_f64(self.profile.rules().freeze_secs);
             memory.interrupted = Some(Interrupted {
@@ -524,10 +505,36 @@ impl Worker<'_> {
         } else {
             memory.rounds += 1;
         }
+        let record = self.record(&seen, bonus_text, &done, ended, entered_again);
+        self.emit(Event::RoundEnded {
+            record: Box::new(record),
+        });
+        match &outcome.error {
+            Some(e) => Err(PlayError::Phone(PhoneError::Unexpected {
+                asked: "the round".into(),
+                answer: e.clone(),
+            })),
+            None => Ok(()),
+        }
+    }
+
+    /// The history's record of a round played on `seen`: what was entered and what the game
+    /// showed (`done`), how it `ended`, and the words entered twice (`entered_again` before
+    /// a phone's loss, and after it by the game's score).
+    fn record(
+        &self,
+        seen: &play::Seen,
+        bonus_text: Option<String>,
+        done: &play::PlayedBoard,
+        ended: Ended,
+        entered_again: usize,
+    ) -> RoundRecord {
+        let (played, words) = (&done.played, &done.words);
+        let outcome = &played.outcome;
         let max_points = words.iter().map(|w| w.points).sum();
-        let record = RoundRecord {
+        RoundRecord {
             time: unix_now(),
-            serial: serial.clone(),
+            serial: self.serial(),
             profile: self.profile.name().to_owned(),
             board: seen.board.to_string(),
             bonuses: bonus_text,
@@ -542,7 +549,7 @@ impl Worker<'_> {
             duration_secs: outcome.elapsed_secs,
             ended,
             screenshot: None,
-            score_moved,
+            score_moved: played.score.as_ref().map(|c| c.moved),
             // Cut by the phone's going, and entered again as the game's score said.
             words_entered_again: entered_again + outcome.words_entered_again,
             points_seen: played.points_seen,
@@ -552,17 +559,37 @@ impl Worker<'_> {
             words_refused: played.judged.as_ref().map(|j| j.refused.len()),
             words_unknown: played.judged.as_ref().map(|j| j.unknown),
             clock_seen: seen.clock.map(|(_, secs)| secs),
-        };
-        self.emit(Event::RoundEnded {
-            record: Box::new(record),
-        });
-        match &outcome.error {
-            Some(e) => Err(PlayError::Phone(PhoneError::Unexpected {
-                asked: "the round".into(),
-                answer: e.clone(),
-            })),
-            None => Ok(()),
         }
+    }
+}
+
+/// What the round tells (its progress, its notes) as the daemon's event for `serial`;
+/// `None` for what the daemon does not pass on.
+fn round_event(serial: &str, e: play::Event) -> Option<Event> {
+    match e {
+        play::Event::Progress(p) => Some(Event::Progress {
+            serial: serial.to_owned(),
+            entered: p.entered,
+            planned: p.planned,
+            points: p.points,
+            points_seen: p.points_seen,
+            left_secs: p.left.as_secs_f64(),
+        }),
+        play::Event::Note(n) => Some(Event::Note {
+            text: format!("{serial}: {n}"),
+        }),
+        play::Event::Waiting { .. } => None,
+    }
+}
+
+/// How a round that stopped for `stop` is recorded as having ended.
+fn ended_by(stop: Stop) -> Ended {
+    match stop {
+        Stop::AllWords => Ended::AllWords,
+        Stop::Clock => Ended::Clock,
+        Stop::BoardGone => Ended::BoardGone,
+        Stop::Stopped => Ended::Stopped,
+        Stop::Failed => Ended::PhoneLost,
     }
 }
 
