@@ -161,7 +161,7 @@ pub struct ServerArgs {
 
 impl ServerArgs {
     fn addr(&self) -> Result<std::net::SocketAddrV4, BadInput> {
-        ipv4("-H", &self.host, Some(self.port))
+        server_addr(&self.host, self.port)
     }
 }
 
@@ -379,17 +379,10 @@ fn seconds(what: &str, secs: f64, min: f64) -> Result<Duration, BadInput> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-fn ipv4(
-    what: &str,
-    text: &str,
-    default_port: Option<u16>,
-) -> Result<std::net::SocketAddrV4, BadInput> {
+/// The adb server's address from `-H HOST` and `-P PORT`: IPv4 (a name is looked up).
+fn server_addr(host: &str, port: u16) -> Result<std::net::SocketAddrV4, BadInput> {
     use std::net::ToSocketAddrs;
-    let with_port = match default_port {
-        Some(p) => format!("{text}:{p}"),
-        None => text.to_owned(),
-    };
-    with_port
+    (host, port)
         .to_socket_addrs()
         .ok()
         .and_then(|mut a| {
@@ -398,7 +391,7 @@ fn ipv4(
                 _ => None,
             })
         })
-        .ok_or_else(|| BadInput(anyhow::anyhow!("{what} {text:?} is not HOST:PORT")))
+        .ok_or_else(|| BadInput(anyhow::anyhow!("-H {host:?} is not HOST:PORT")))
 }
 
 /// A TCP phone's address as `adb connect` takes it: `HOST:PORT`, the host a name, an IPv4
